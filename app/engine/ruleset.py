@@ -1,0 +1,214 @@
+"""What every game shares: checking a move's shape, stepping, status and the public view.
+
+Each game subclasses ``Ruleset`` with its layout as data and three hooks: how it deals
+(``_layout_deal``), which moves are legal (``legal_moves``) and how one move plays out
+(``_play``, which raises ``IllegalMove`` with the reason in a player's words).
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Sequence
+from enum import StrEnum
+from typing import NoReturn
+
+from app.engine.cards import code_of, label_of
+from app.engine.deals import DEVELOPMENT_KEY, canonical_deck, check_deal_number, shuffled
+from app.engine.errors import IllegalMove, InvalidMove
+from app.engine.layout import Layout, PileKind
+from app.engine.moves import Move
+from app.engine.state import Pile, State, Step
+
+RULES_VERSION = "v1"
+
+
+class Status(StrEnum):
+    PLAYING = "playing"
+    WON = "won"
+    LOST = "lost"
+
+
+PileView = dict[str, int | list[str | None]]
+
+
+def fail(message: str) -> NoReturn:
+    raise IllegalMove(message)
+
+
+def top_label(pile: Pile) -> str:
+    return label_of(pile[-1])
+
+
+class Ruleset(ABC):
+    slug: str
+    name: str
+    decks: int
+    layout: Layout
+    max_redeals: int | None = None  # None: the game has no redeal at all
+
+    def __init__(self) -> None:
+        self.cards = 52 * self.decks
+        self.foundations = self.layout.indices(PileKind.FOUNDATION)
+        self.tableau = self.layout.indices(PileKind.TABLEAU)
+        self.reserves = self.layout.indices(PileKind.RESERVE)
+        self.stock = self.layout.index.get("stock", -1)
+        self.waste = self.layout.index.get("waste", -1)
+        self.pile_ids = tuple(p.id for p in self.layout.piles)
+        self._kinds = tuple(p.kind for p in self.layout.piles)
+
+    # -- dealing -------------------------------------------------------------------------
+
+    def deck(self) -> list[int]:
+        """The list that the deal shuffles (canonical order, §1.5)."""
+        return canonical_deck(self.decks)
+
+    def deal(self, number: int, key: bytes = DEVELOPMENT_KEY) -> State:
+        cards = shuffled(key, self.slug, check_deal_number(number), self.deck())
+        piles = self._layout_deal(cards)
+        return State(self.slug, tuple(piles[pid] for pid in self.pile_ids))
+
+    @abstractmethod
+    def _layout_deal(self, cards: list[int]) -> dict[str, Pile]:
+        """Place the shuffled cards: pile id → cards bottom → top (stock: next card last)."""
+
+    # -- playing -------------------------------------------------------------------------
+
+    @abstractmethod
+    def legal_moves(self, state: State) -> list[Move]:
+        """Every legal move, each exactly once."""
+
+    @abstractmethod
+    def _play(self, piles: list[Pile], state: State, src: int, dst: int, count: int) -> bool:
+        """Carry out the move on ``piles`` in place or raise ``IllegalMove``.
+
+        Returns whether a hidden card came to light.
+        """
+
+    def step(self, state: State, move: Move) -> Step:
+        src, dst = self.pile_index(move.source), self.pile_index(move.target)
+        if isinstance(move.count, bool) or not isinstance(move.count, int) or move.count < 1:
+            raise InvalidMove("The number of cards to move must be 1 or more.")
+        if src == dst:
+            fail("A card cannot be moved onto the pile it is already on.")
+        piles = list(state.piles)
+        if not piles[src]:
+            fail(f"{self.pile_name(src).capitalize()} is empty.")
+        if move.count > len(piles[src]):
+            fail(f"{self.pile_name(src).capitalize()} holds only {len(piles[src])} cards.")
+        before_redeals = state.redeals
+        revealed = self._play(piles, state, src, dst, move.count)
+        redeals = before_redeals + (1 if src == self.waste and dst == self.stock else 0)
+        after = State(state.game, tuple(piles), redeals)
+        changed = tuple(
+            self.pile_ids[i] for i, (a, b) in enumerate(zip(state.piles, after.piles)) if a != b
+        )
+        return Step(state, move, after, revealed, changed)
+
+    def apply(self, state: State, move: Move) -> State:
+        return self.step(state, move).after
+
+    def replay(self, start: State, moves: Sequence[Move]) -> State:
+        state = start
+        for move in moves:
+            state = self.apply(state, move)
+        return state
+
+    # -- reading a state -----------------------------------------------------------------
+
+    def pile_index(self, pile_id: str) -> int:
+        try:
+            return self.layout.index[pile_id]
+        except (KeyError, TypeError):
+            raise InvalidMove(f"{self.name} has no pile called {pile_id!r}.") from None
+
+    def pile(self, state: State, pile_id: str) -> Pile:
+        return state.piles[self.pile_index(pile_id)]
+
+    def pile_name(self, index: int) -> str:
+        kind, pid = self._kinds[index], self.pile_ids[index]
+        if kind in (PileKind.STOCK, PileKind.WASTE):
+            return f"the {pid}"
+        noun = {"foundation": "foundation", "tableau": "pile", "reserve": "reserve"}[kind]
+        return f"{noun} {pid}"
+
+    def is_won(self, state: State) -> bool:
+        return sum(len(state.piles[i]) for i in self.foundations) == self.cards
+
+    def status(self, state: State) -> Status:
+        if self.is_won(state):
+            return Status.WON
+        return Status.PLAYING if self.legal_moves(state) else Status.LOST
+
+    def base_rank(self, state: State) -> int | None:
+        """The rank every foundation starts from, where the game has one and it is known."""
+        return None
+
+    def redeals_left(self, state: State) -> int | None:
+        if self.max_redeals is None:
+            return None
+        return self.max_redeals - state.redeals
+
+    def on_foundations(self, state: State) -> int:
+        return sum(len(state.piles[i]) for i in self.foundations)
+
+    def public_view(self, state: State) -> dict[str, PileView]:
+        """What a player may see of a game in play: face-down cards as None, the stock as a count.
+
+        This is the only view the web layer may render while a game is being played.
+        """
+        view: dict[str, PileView] = {}
+        for pid, pile in zip(self.pile_ids, state.piles):
+            if pid == "stock":
+                view[pid] = {"count": len(pile)}
+            else:
+                view[pid] = {"cards": [code_of(c) if c >= 0 else None for c in pile]}
+        return view
+
+    def full_view(self, state: State) -> dict[str, list[str]]:
+        """Every card, face-down and stock included: only for finished games and replays."""
+        return {
+            pid: [code_of(c if c >= 0 else ~c) for c in pile]
+            for pid, pile in zip(self.pile_ids, state.piles)
+        }
+
+    # -- helpers for the games -----------------------------------------------------------
+
+    def kind(self, index: int) -> PileKind:
+        return self._kinds[index]
+
+    def _refuse_from_foundation(self, src: int) -> None:
+        if self._kinds[src] is PileKind.FOUNDATION:
+            fail("No card ever leaves a foundation.")
+
+    def _deal_one(self, piles: list[Pile], src: int, dst: int, count: int) -> bool:
+        """Stock → waste, one card; the move every game with a stock shares."""
+        if dst != self.waste:
+            fail("Cards from the stock are dealt to the waste.")
+        if count != 1:
+            fail("The stock is dealt one card at a time.")
+        stock = piles[src]
+        piles[src], piles[dst] = stock[:-1], (*piles[dst], stock[-1])
+        return True
+
+    def _turn_waste_over(self, piles: list[Pile], state: State, count: int) -> None:
+        """The redeal of Corners and Patriarchs: waste → stock, whole, without shuffling."""
+        left = self.redeals_left(state)
+        if left is None:
+            fail(f"{self.name} has no redeal: the stock is dealt only once.")
+        if piles[self.stock]:
+            fail("You can redeal only when the stock is empty.")
+        if left <= 0:
+            total = "once" if self.max_redeals == 1 else f"{self.max_redeals} times"
+            fail(f"No redeals left: {self.name} allows redealing only {total}.")
+        waste = piles[self.waste]
+        if count != len(waste):
+            fail(f"A redeal turns over the whole waste ({len(waste)} cards).")
+        # The waste's first card (its bottom) becomes the stock's next card (its end).
+        piles[self.stock], piles[self.waste] = waste[::-1], ()
+
+    def _redeal_move(self, state: State) -> list[Move]:
+        left = self.redeals_left(state)
+        piles = state.piles
+        if left and not piles[self.stock] and piles[self.waste]:
+            return [Move("waste", "stock", len(piles[self.waste]))]
+        return []
