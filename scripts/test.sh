@@ -1,0 +1,14 @@
+#!/usr/bin/env bash
+# Installs everything, then runs the whole test suite: lint, types, layer rules, tests.
+# Postgres tests use TEST_POSTGRES_URL (default: the local server's "test" database).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+./scripts/install.sh --dev
+
+export TEST_POSTGRES_URL=${TEST_POSTGRES_URL:-postgresql+psycopg://postgres@127.0.0.1:5432/test}
+
+.venv/bin/ruff check .
+.venv/bin/ruff format --check .
+.venv/bin/mypy
+.venv/bin/lint-imports
+.venv/bin/pytest -n 2 --cov --cov-report=term-missing:skip-covered "$@"
