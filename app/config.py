@@ -1,0 +1,52 @@
+"""Settings, read once from the environment (and an optional .env file)."""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from pathlib import Path
+from typing import Literal
+
+from pydantic import Field, model_validator
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+from app.engine import DEVELOPMENT_KEY
+
+PROJECT_DIR = Path(__file__).resolve().parent.parent
+DEVELOPMENT_SESSION_SECRET = "patience-hall-development-session-secret"
+
+
+class Settings(BaseSettings):
+    model_config = SettingsConfigDict(env_file=".env", extra="ignore")
+
+    app_env: Literal["development", "test", "production"] = "development"
+    database_url: str = f"sqlite:///{PROJECT_DIR / 'data' / 'patience-hall.db'}"
+    # The deal key decides every layout; production keeps it secret (rules.md §1).
+    deal_key: str = DEVELOPMENT_KEY.decode()
+    session_secret: str = DEVELOPMENT_SESSION_SECRET
+    cookie_secure: bool = False
+    leaderboard_min_games: int = Field(default=10, ge=1)
+    db_pool_size: int = Field(default=10, ge=1)
+
+    @model_validator(mode="after")
+    def _no_development_secrets_in_production(self) -> Settings:
+        if self.app_env == "production":
+            if self.deal_key == DEVELOPMENT_KEY.decode():
+                raise ValueError(
+                    "Refusing to start in production with the public development DEAL_KEY: "
+                    "set DEAL_KEY to a long random secret."
+                )
+            if self.session_secret == DEVELOPMENT_SESSION_SECRET or len(self.session_secret) < 32:
+                raise ValueError(
+                    "Refusing to start in production without SESSION_SECRET set to a random "
+                    "secret of at least 32 characters."
+                )
+        return self
+
+    @property
+    def deal_key_bytes(self) -> bytes:
+        return self.deal_key.encode()
+
+
+@lru_cache
+def get_settings() -> Settings:
+    return Settings()

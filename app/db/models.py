@@ -1,0 +1,88 @@
+"""Tables: players, games, and each game's move log (its audit trail)."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from sqlalchemy import (
+    BigInteger,
+    Boolean,
+    DateTime,
+    ForeignKey,
+    Index,
+    Integer,
+    MetaData,
+    String,
+    Text,
+    UniqueConstraint,
+)
+from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
+
+NAMING_CONVENTION = {
+    "ix": "ix_%(column_0_label)s",
+    "uq": "uq_%(table_name)s_%(column_0_N_name)s",
+    "ck": "ck_%(table_name)s_%(constraint_name)s",
+    "fk": "fk_%(table_name)s_%(column_0_name)s_%(referred_table_name)s",
+    "pk": "pk_%(table_name)s",
+}
+
+
+class Base(DeclarativeBase):
+    metadata = MetaData(naming_convention=NAMING_CONVENTION)
+
+
+class Player(Base):
+    __tablename__ = "player"
+
+    id: Mapped[str] = mapped_column(String(32), primary_key=True)
+    name: Mapped[str] = mapped_column(String(24))
+    # Names are unique whatever their case: the lower-cased copy carries the constraint.
+    name_key: Mapped[str] = mapped_column(String(24), unique=True)
+    password_hash: Mapped[str | None] = mapped_column(Text)
+    # SHA-256 of the API bearer token; the token itself is shown once and never stored.
+    token_hash: Mapped[str | None] = mapped_column(String(64), unique=True)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+
+
+class Game(Base):
+    __tablename__ = "game"
+    __table_args__ = (
+        Index("ix_game_deal", "game", "deal"),
+        Index("ix_game_player_status", "player_id", "status"),
+    )
+
+    id: Mapped[str] = mapped_column(String(32), primary_key=True)
+    player_id: Mapped[str] = mapped_column(ForeignKey("player.id"))
+    game: Mapped[str] = mapped_column(String(32))
+    deal: Mapped[int] = mapped_column(BigInteger)
+    rules: Mapped[str] = mapped_column(String(8))
+    state: Mapped[str] = mapped_column(Text)
+    version: Mapped[int] = mapped_column(Integer, default=0)
+    status: Mapped[str] = mapped_column(String(10))
+    moves: Mapped[int] = mapped_column(Integer, default=0)
+    undos: Mapped[int] = mapped_column(Integer, default=0)
+    # Whether the last move still in force may be taken back (it revealed no hidden card).
+    can_undo: Mapped[bool] = mapped_column(Boolean, default=False)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    updated_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    first_move_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    finished_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    # Time from the first move to the end, set when the game ends.
+    duration_ms: Mapped[int | None] = mapped_column(BigInteger)
+
+
+class MoveRecord(Base):
+    """One accepted action: a move, an undo or a resignation, in order."""
+
+    __tablename__ = "move"
+    __table_args__ = (UniqueConstraint("game_id", "idempotency_key"),)
+
+    game_id: Mapped[str] = mapped_column(ForeignKey("game.id"), primary_key=True)
+    seq: Mapped[int] = mapped_column(Integer, primary_key=True)
+    action: Mapped[str] = mapped_column(String(8))  # "move", "undo" or "resign"
+    notation: Mapped[str | None] = mapped_column(String(24))
+    revealed: Mapped[bool] = mapped_column(Boolean, default=False)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    idempotency_key: Mapped[str | None] = mapped_column(String(100))
+    # The first answer to a move sent with an Idempotency-Key, given again to every retry.
+    response: Mapped[str | None] = mapped_column(Text)

@@ -1,0 +1,105 @@
+"""The application factory: ``uvicorn --factory app.main:create_app`` or ``app.main:app``."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from asgi_csrf import asgi_csrf
+from fastapi import FastAPI
+from fastapi.staticfiles import StaticFiles
+from starlette.middleware.gzip import GZipMiddleware
+from starlette.middleware.sessions import SessionMiddleware
+from starlette.types import ASGIApp, Receive, Scope, Send
+
+from app.config import PROJECT_DIR, Settings, get_settings
+from app.db.session import make_engine, make_sessionmaker
+from app.services.deals import Deals
+from app.services.games import Games
+from app.services.players import Players
+from app.web import errors
+from app.web.router import router
+
+SESSION_COOKIE = "ph_session"
+SESSION_MAX_AGE = 400 * 24 * 3600  # browsers cap cookie lifetimes near 400 days
+
+
+def _skip_csrf(scope: dict[str, Any]) -> bool:
+    # The API authenticates with bearer tokens and ignores cookies entirely, so a forged
+    # cross-site request carries no credentials there.
+    return str(scope.get("path", "")).startswith("/api/")
+
+
+async def _csrf_failed(scope: Scope, send: Send, message_id: Any) -> None:
+    body = (
+        b"<!doctype html><title>Form expired</title><p>This form has expired or came from "
+        b"another site. <a href='/'>Reload Patience Hall</a> and try again.</p>"
+    )
+    await send(
+        {
+            "type": "http.response.start",
+            "status": 403,
+            "headers": [(b"content-type", b"text/html; charset=utf-8")],
+        }
+    )
+    await send({"type": "http.response.body", "body": body})
+
+
+class CSRFMiddleware:
+    """asgi-csrf's double-submit cookie check, in Starlette's middleware shape."""
+
+    def __init__(self, app: ASGIApp, secret: str, secure: bool) -> None:
+        self.app = asgi_csrf(
+            app,
+            signing_secret=secret,
+            skip_if_scope=_skip_csrf,
+            cookie_secure=secure,
+            send_csrf_failed=_csrf_failed,
+        )
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        await self.app(scope, receive, send)
+
+
+def create_app(settings: Settings | None = None) -> FastAPI:
+    settings = settings or get_settings()
+    engine = make_engine(settings.database_url, settings.db_pool_size)
+    sessions = make_sessionmaker(engine)
+
+    app = FastAPI(
+        title="Patience Hall",
+        description="Five patience games, shareable deals and fair leaderboards.",
+        version="1",
+    )
+    app.state.settings = settings
+    app.state.engine = engine
+    app.state.sessions = sessions
+    app.state.games = Games(sessions, settings.deal_key_bytes)
+    app.state.players = Players(sessions)
+    app.state.deals = Deals(sessions)
+
+    errors.install(app)
+    app.include_router(router)
+    app.mount("/static", StaticFiles(directory=PROJECT_DIR / "static"), name="static")
+
+    app.add_middleware(GZipMiddleware, minimum_size=512)
+    app.add_middleware(
+        SessionMiddleware,
+        secret_key=settings.session_secret,
+        session_cookie=SESSION_COOKIE,
+        max_age=SESSION_MAX_AGE,
+        same_site="lax",
+        https_only=settings.cookie_secure,
+    )
+    app.add_middleware(
+        CSRFMiddleware,
+        secret=settings.session_secret + ":csrf",
+        secure=settings.cookie_secure,
+    )
+    return app
+
+
+def __getattr__(name: str) -> Any:
+    # ``app.main:app`` builds the app on first use, so importing this module has no side effects.
+    if name == "app":
+        return create_app()
+    raise AttributeError(name)

@@ -1,0 +1,387 @@
+"""Games: start, read, move, undo, resign, and replaying the move log.
+
+Every change is one short transaction that locks the game row (``SELECT … FOR UPDATE`` on
+PostgreSQL, ``BEGIN IMMEDIATE`` on SQLite), checks the client's version, applies the move in the
+engine, writes the new state with ``version + 1`` and appends to the move log.
+"""
+
+from __future__ import annotations
+
+import json
+import secrets
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session, sessionmaker
+
+from app.db.models import Game, MoveRecord, Player
+from app.engine import (
+    MAX_DEAL,
+    RULES_VERSION,
+    IllegalMove,
+    InvalidDeal,
+    InvalidMove,
+    Move,
+    Ruleset,
+    State,
+    Status,
+    Step,
+    UnknownGame,
+    dumps,
+    get_ruleset,
+    loads,
+)
+from app.engine.deals import check_deal_number
+from app.services.errors import (
+    Forbidden,
+    GameOver,
+    IllegalMoveError,
+    InvalidRequest,
+    NotFound,
+    StaleVersion,
+    UndoUnavailable,
+)
+from app.services.players import new_id, now
+
+MAX_IDEMPOTENCY_KEY = 100
+
+
+@dataclass
+class GameView:
+    """A game as the web layer may show it: never more than the player is allowed to see."""
+
+    record: Game
+    player_name: str
+    rules: Ruleset
+    state: State
+    legal_moves: list[Move]
+    log: list[str] | None = None  # only for finished games
+    step: Step | None = None  # the step just played, for fragments of the changed piles
+
+    @property
+    def finished(self) -> bool:
+        return self.record.status != Status.PLAYING
+
+    def piles(self) -> dict[str, Any]:
+        if not self.finished:
+            return dict(self.rules.public_view(self.state))
+        full = self.rules.full_view(self.state)
+        out: dict[str, Any] = {pid: {"cards": cards} for pid, cards in full.items()}
+        if "stock" in out:
+            out["stock"] = {"count": len(full["stock"]), "cards": full["stock"]}
+        return out
+
+    def to_json(self) -> dict[str, Any]:
+        g, rules = self.record, self.rules
+        base = rules.base_rank(self.state)
+        data: dict[str, Any] = {
+            "id": g.id,
+            "game": g.game,
+            "deal": g.deal,
+            "rules": g.rules,
+            "player": {"id": g.player_id, "name": self.player_name},
+            "status": g.status,
+            "version": g.version,
+            "moves": g.moves,
+            "undos": g.undos,
+            "can_undo": g.can_undo and not self.finished,
+            "base_rank": None if base is None else "A23456789TJQK"[base - 1],
+            "redeals_left": rules.redeals_left(self.state),
+            "on_foundations": rules.on_foundations(self.state),
+            "cards": rules.cards,
+            "started_at": _iso(g.first_move_at),
+            "finished_at": _iso(g.finished_at),
+            "piles": self.piles(),
+            "legal_moves": [
+                {"from": m.source, "to": m.target, "count": m.count} for m in self.legal_moves
+            ],
+        }
+        if self.log is not None:
+            data["log"] = self.log
+        return data
+
+
+def _iso(value: Any) -> str | None:
+    return None if value is None else value.isoformat()
+
+
+@dataclass
+class MoveOutcome:
+    view: GameView
+    replayed: dict[str, Any] | None = None  # the stored first answer to a retried request
+
+
+@dataclass
+class Games:
+    """The game use cases, bound to a database and the server's deal key."""
+
+    sessions: sessionmaker[Session]
+    deal_key: bytes
+    _rng: secrets.SystemRandom = field(default_factory=secrets.SystemRandom)
+
+    # -- starting and reading ------------------------------------------------------------
+
+    def start(self, player_id: str, slug: str, deal: int | None = None) -> GameView:
+        try:
+            rules = get_ruleset(slug)
+            number = self._rng.randint(1, MAX_DEAL) if deal is None else check_deal_number(deal)
+        except (UnknownGame, InvalidDeal) as exc:
+            raise InvalidRequest(str(exc)) from None
+        state = rules.deal(number, self.deal_key)
+        stamp = now()
+        with self.sessions.begin() as db:
+            player = db.get(Player, player_id)
+            if player is None:
+                raise NotFound("No such player.")
+            legal = rules.legal_moves(state)
+            record = Game(
+                id=new_id(),
+                player_id=player_id,
+                game=slug,
+                deal=number,
+                rules=RULES_VERSION,
+                state=dumps(state),
+                version=0,
+                status=_status(rules, state, legal),
+                moves=0,
+                undos=0,
+                can_undo=False,
+                created_at=stamp,
+                updated_at=stamp,
+            )
+            db.add(record)
+            return GameView(record, player.name, rules, state, legal)
+
+    def get(self, game_id: str) -> GameView:
+        with self.sessions() as db:
+            record, name = self._load(db, game_id, lock=False)
+            return self._view(db, record, name)
+
+    def in_progress(self, player_id: str, limit: int = 20) -> list[GameSummary]:
+        """The player's unfinished games, latest first, to resume from any device."""
+        with self.sessions() as db:
+            return _summaries(db, player_id, playing=True, limit=limit)
+
+    # -- changing ------------------------------------------------------------------------
+
+    def move(
+        self,
+        game_id: str,
+        player_id: str | None,
+        move: Move,
+        version: int,
+        idempotency_key: str | None = None,
+    ) -> MoveOutcome:
+        if idempotency_key is not None and not 1 <= len(idempotency_key) <= MAX_IDEMPOTENCY_KEY:
+            raise InvalidRequest(f"An Idempotency-Key has 1 to {MAX_IDEMPOTENCY_KEY} characters.")
+        with self.sessions.begin() as db:
+            record, name = self._load(db, game_id, lock=True)
+            self._check_owner(record, player_id)
+            if idempotency_key is not None:
+                first = db.scalar(
+                    select(MoveRecord.response).where(
+                        MoveRecord.game_id == game_id,
+                        MoveRecord.idempotency_key == idempotency_key,
+                    )
+                )
+                if first is not None:
+                    return MoveOutcome(self._view(db, record, name), json.loads(first))
+            self._check_playable(record, version)
+            rules = get_ruleset(record.game)
+            state = loads(record.state)
+            try:
+                step = rules.step(state, move)
+            except IllegalMove as exc:
+                raise IllegalMoveError(str(exc)) from None
+            except InvalidMove as exc:
+                raise InvalidRequest(str(exc)) from None
+            legal = rules.legal_moves(step.after)
+            stamp = now()
+            record.state = dumps(step.after)
+            record.moves += 1
+            record.can_undo = not step.revealed
+            record.first_move_at = record.first_move_at or stamp
+            self._advance(record, _status(rules, step.after, legal), stamp)
+            view = GameView(record, name, rules, step.after, legal, step=step)
+            if view.finished:
+                view.log = [*self._log(db, game_id), str(move)]
+            log_row = MoveRecord(
+                game_id=game_id,
+                seq=record.version,
+                action="move",
+                notation=str(move),
+                revealed=step.revealed,
+                created_at=stamp,
+                idempotency_key=idempotency_key,
+                response=json.dumps(view.to_json()) if idempotency_key else None,
+            )
+            db.add(log_row)
+            return MoveOutcome(view)
+
+    def undo(self, game_id: str, player_id: str | None) -> GameView:
+        with self.sessions.begin() as db:
+            record, name = self._load(db, game_id, lock=True)
+            self._check_owner(record, player_id)
+            if record.status != Status.PLAYING:
+                raise UndoUnavailable("The game is over: there is nothing left to undo.")
+            rules = get_ruleset(record.game)
+            active = self._active_moves(db, game_id)
+            if not active:
+                raise UndoUnavailable("There is no move to undo.")
+            if active[-1][1]:
+                raise UndoUnavailable(
+                    "That move turned up a card you had not seen, so it cannot be undone."
+                )
+            kept = active[:-1]
+            before = loads(record.state)
+            state = rules.replay(
+                rules.deal(record.deal, self.deal_key), [Move.parse(n) for n, _ in kept]
+            )
+            stamp = now()
+            record.state = dumps(state)
+            record.undos += 1
+            record.can_undo = bool(kept) and not kept[-1][1]
+            legal = rules.legal_moves(state)
+            self._advance(record, Status.PLAYING, stamp)
+            db.add(
+                MoveRecord(
+                    game_id=game_id,
+                    seq=record.version,
+                    action="undo",
+                    notation=None,
+                    revealed=False,
+                    created_at=stamp,
+                )
+            )
+            changed = tuple(
+                pid for pid, a, b in zip(rules.pile_ids, before.piles, state.piles) if a != b
+            )
+            undo_step = Step(before, Move.parse(active[-1][0]), state, False, changed)
+            return GameView(record, name, rules, state, legal, step=undo_step)
+
+    def resign(self, game_id: str, player_id: str | None) -> GameView:
+        with self.sessions.begin() as db:
+            record, name = self._load(db, game_id, lock=True)
+            self._check_owner(record, player_id)
+            if record.status != Status.PLAYING:
+                raise GameOver("The game is already over.")
+            stamp = now()
+            self._advance(record, Status.LOST, stamp)
+            db.add(
+                MoveRecord(
+                    game_id=game_id,
+                    seq=record.version,
+                    action="resign",
+                    notation=None,
+                    revealed=False,
+                    created_at=stamp,
+                )
+            )
+            db.flush()
+            return self._view(db, record, name)
+
+    # -- the move log ---------------------------------------------------------------------
+
+    def replay(self, game_id: str) -> tuple[State, State]:
+        """The stored state and the state rebuilt from the deal and the move log."""
+        with self.sessions() as db:
+            record, _ = self._load(db, game_id, lock=False)
+            rules = get_ruleset(record.game)
+            moves = [Move.parse(n) for n, _ in self._active_moves(db, game_id)]
+            return loads(record.state), rules.replay(rules.deal(record.deal, self.deal_key), moves)
+
+    # -- internals -------------------------------------------------------------------------
+
+    def _load(self, db: Session, game_id: str, *, lock: bool) -> tuple[Game, str]:
+        query = select(Game, Player.name).join(Player, Player.id == Game.player_id)
+        query = query.where(Game.id == game_id)
+        if lock:
+            query = query.with_for_update(of=Game)
+        row = db.execute(query).first() if isinstance(game_id, str) and game_id else None
+        if row is None:
+            raise NotFound("There is no game with that id.")
+        return row[0], row[1]
+
+    def _view(self, db: Session, record: Game, name: str) -> GameView:
+        rules = get_ruleset(record.game)
+        state = loads(record.state)
+        finished = record.status != Status.PLAYING
+        legal = [] if finished else rules.legal_moves(state)
+        log = self._log(db, record.id) if finished else None
+        return GameView(record, name, rules, state, legal, log)
+
+    @staticmethod
+    def _check_owner(record: Game, player_id: str | None) -> None:
+        if player_id != record.player_id:
+            raise Forbidden("This game belongs to another player.")
+
+    @staticmethod
+    def _check_playable(record: Game, version: int) -> None:
+        if record.status != Status.PLAYING:
+            raise GameOver(f"The game is over ({record.status}).")
+        if version != record.version:
+            raise StaleVersion(
+                f"The board has changed since you saw it (version {version}, now "
+                f"{record.version}); here is the current board."
+            )
+
+    @staticmethod
+    def _advance(record: Game, status: str, stamp: datetime) -> None:
+        record.version += 1
+        record.status = status
+        record.updated_at = stamp
+        if status != Status.PLAYING:
+            record.finished_at = stamp
+            if record.first_move_at is not None:
+                started = record.first_move_at
+                if started.tzinfo is None:  # SQLite hands back naive UTC datetimes
+                    started = started.replace(tzinfo=stamp.tzinfo)
+                record.duration_ms = int((stamp - started).total_seconds() * 1000)
+
+    @staticmethod
+    def _records(db: Session, game_id: str) -> Sequence[MoveRecord]:
+        return db.scalars(
+            select(MoveRecord).where(MoveRecord.game_id == game_id).order_by(MoveRecord.seq)
+        ).all()
+
+    def _active_moves(self, db: Session, game_id: str) -> list[tuple[str, bool]]:
+        """The moves still in force: each undo takes back the latest one."""
+        return active_moves(self._records(db, game_id))
+
+    def _log(self, db: Session, game_id: str) -> list[str]:
+        return [n for n, _ in self._active_moves(db, game_id)]
+
+
+def active_moves(records: Sequence[MoveRecord]) -> list[tuple[str, bool]]:
+    stack: list[tuple[str, bool]] = []
+    for r in records:
+        if r.action == "move" and r.notation:
+            stack.append((r.notation, r.revealed))
+        elif r.action == "undo" and stack:
+            stack.pop()
+    return stack
+
+
+def _status(rules: Ruleset, state: State, legal: list[Move]) -> str:
+    if rules.is_won(state):
+        return Status.WON
+    return Status.PLAYING if legal else Status.LOST
+
+
+@dataclass(frozen=True)
+class GameSummary:
+    id: str
+    game: str
+    deal: int
+    moves: int
+    status: str
+
+
+def _summaries(db: Session, player_id: str, *, playing: bool, limit: int) -> list[GameSummary]:
+    query = select(Game).where(Game.player_id == player_id)
+    query = query.where(Game.status == Status.PLAYING if playing else Game.status != "playing")
+    rows = db.scalars(query.order_by(Game.updated_at.desc()).limit(limit)).all()
+    return [GameSummary(g.id, g.game, g.deal, g.moves, g.status) for g in rows]

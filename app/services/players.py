@@ -1,0 +1,188 @@
+"""Players: anonymous browser players, chosen names, passwords and API tokens."""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import secrets
+from datetime import UTC, datetime
+
+from argon2 import PasswordHasher
+from argon2.exceptions import InvalidHashError, VerifyMismatchError
+from sqlalchemy import select
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.orm import Session, sessionmaker
+
+from app.db.models import Player
+from app.services.errors import BadCredentials, InvalidRequest, NameTaken, NotFound
+
+NAME_RULE = re.compile(r"^[A-Za-z0-9_-]{3,24}$")
+NAME_HELP = "A name has 3 to 24 characters: letters, digits, _ and -."
+MIN_PASSWORD = 8
+
+_hasher = PasswordHasher()
+_ADJECTIVES = (
+    "Amber", "Bold", "Brisk", "Calm", "Clever", "Crimson", "Deft", "Eager", "Gentle", "Golden",
+    "Jolly", "Keen", "Lucky", "Merry", "Nimble", "Patient", "Quiet", "Royal", "Steady", "Swift",
+)  # fmt: skip
+_NOUNS = (
+    "Ace", "Badger", "Crane", "Deuce", "Falcon", "Fox", "Heron", "Jack", "King", "Knave",
+    "Lark", "Otter", "Owl", "Queen", "Raven", "Robin", "Stag", "Trump", "Wren", "Lynx",
+)  # fmt: skip
+
+
+def now() -> datetime:
+    return datetime.now(UTC)
+
+
+def new_id() -> str:
+    """An opaque id with 128 random bits."""
+    return secrets.token_urlsafe(16)
+
+
+def hash_token(token: str) -> str:
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+def check_name(name: str) -> str:
+    if not isinstance(name, str) or not NAME_RULE.match(name):
+        raise InvalidRequest(NAME_HELP)
+    return name
+
+
+def _random_name() -> str:
+    return f"{secrets.choice(_ADJECTIVES)}{secrets.choice(_NOUNS)}{secrets.randbelow(10_000):04d}"
+
+
+def create_player(
+    db: Session, name: str | None = None, *, with_token: bool = False
+) -> tuple[Player, str | None]:
+    """A new player, anonymous (random name) unless ``name`` is given; with an API token if asked.
+
+    Returns the player and the token in clear (only ever shown in this answer)."""
+    token = secrets.token_urlsafe(32) if with_token else None
+    if name is not None:
+        check_name(name)
+        if _find_by_name(db, name) is not None:
+            raise NameTaken(f"The name {name!r} is taken; please choose another.")
+    for _ in range(20):
+        chosen = name or _random_name()
+        player = Player(
+            id=new_id(),
+            name=chosen,
+            name_key=chosen.lower(),
+            token_hash=hash_token(token) if token else None,
+            created_at=now(),
+        )
+        try:
+            with db.begin_nested():
+                db.add(player)
+        except IntegrityError:
+            if name is not None:
+                raise NameTaken(f"The name {name!r} is taken; please choose another.") from None
+            continue
+        return player, token
+    raise RuntimeError("could not find a free random name")  # pragma: no cover
+
+
+def _find_by_name(db: Session, name: str) -> Player | None:
+    return db.scalar(select(Player).where(Player.name_key == name.lower()))
+
+
+def find_by_name(db: Session, name: str) -> Player | None:
+    return _find_by_name(db, name) if NAME_RULE.match(name) else None
+
+
+def get_player(db: Session, player_id: str) -> Player | None:
+    return db.get(Player, player_id)
+
+
+def player_for_token(db: Session, token: str) -> Player | None:
+    return db.scalar(select(Player).where(Player.token_hash == hash_token(token)))
+
+
+def rename(db: Session, player: Player, name: str) -> Player:
+    check_name(name)
+    other = _find_by_name(db, name)
+    if other is not None and other.id != player.id:
+        raise NameTaken(f"The name {name!r} is taken; please choose another.")
+    player.name, player.name_key = name, name.lower()
+    try:
+        db.flush()
+    except IntegrityError:  # a concurrent rename took it first
+        raise NameTaken(f"The name {name!r} is taken; please choose another.") from None
+    return player
+
+
+def set_password(player: Player, password: str) -> None:
+    if not isinstance(password, str) or len(password) < MIN_PASSWORD or len(password) > 256:
+        raise InvalidRequest(f"A password needs {MIN_PASSWORD} to 256 characters.")
+    player.password_hash = _hasher.hash(password)
+
+
+def sign_in(db: Session, name: str, password: str) -> Player:
+    player = find_by_name(db, name) if isinstance(name, str) else None
+    if player is None or player.password_hash is None:
+        raise BadCredentials("That name and password do not match.")
+    try:
+        _hasher.verify(player.password_hash, password)
+    except (VerifyMismatchError, InvalidHashError):
+        raise BadCredentials("That name and password do not match.") from None
+    if _hasher.check_needs_rehash(player.password_hash):
+        player.password_hash = _hasher.hash(password)
+    return player
+
+
+class Players:
+    """The player use cases, each in its own transaction."""
+
+    def __init__(self, sessions: sessionmaker[Session]) -> None:
+        self.sessions = sessions
+
+    def create_anonymous(self) -> Player:
+        with self.sessions.begin() as db:
+            return create_player(db)[0]
+
+    def create_api_player(self, name: str | None) -> tuple[Player, str]:
+        with self.sessions.begin() as db:
+            player, token = create_player(db, name, with_token=True)
+            assert token is not None
+            return player, token
+
+    def exists(self, player_id: str) -> bool:
+        with self.sessions() as db:
+            return db.get(Player, player_id) is not None
+
+    def get(self, player_id: str) -> Player | None:
+        with self.sessions() as db:
+            return db.get(Player, player_id)
+
+    def by_name(self, name: str) -> Player | None:
+        with self.sessions() as db:
+            return find_by_name(db, name)
+
+    def id_for_token(self, token: str) -> str | None:
+        with self.sessions() as db:
+            player = player_for_token(db, token)
+            return None if player is None else player.id
+
+    def rename(self, player_id: str, name: str) -> Player:
+        with self.sessions.begin() as db:
+            return rename(db, _must(db, player_id), name)
+
+    def set_password(self, player_id: str, password: str) -> Player:
+        with self.sessions.begin() as db:
+            player = _must(db, player_id)
+            set_password(player, password)
+            return player
+
+    def sign_in(self, name: str, password: str) -> Player:
+        with self.sessions.begin() as db:
+            return sign_in(db, name, password)
+
+
+def _must(db: Session, player_id: str) -> Player:
+    player = db.get(Player, player_id)
+    if player is None:
+        raise NotFound("No such player.")
+    return player

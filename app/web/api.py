@@ -1,0 +1,88 @@
+"""The JSON API (contract.md). Mutations need a bearer token; reading a game needs nothing."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Header
+from fastapi.responses import JSONResponse
+from pydantic import BaseModel, ConfigDict, Field, StrictInt, StrictStr
+
+from app.engine import MAX_DEAL, Move
+from app.web.deps import ApiPlayer, DealsDep, GamesDep, PlayersDep
+
+router = APIRouter(prefix="/api", tags=["api"])
+
+
+class NewPlayer(BaseModel):
+    name: StrictStr | None = Field(default=None, max_length=64)
+
+
+class PlayerCreated(BaseModel):
+    id: str
+    name: str
+    token: str
+
+
+class NewGame(BaseModel):
+    game: StrictStr = Field(max_length=64)
+    deal: StrictInt | None = Field(default=None, ge=1, le=MAX_DEAL)
+
+
+class MoveRequest(BaseModel):
+    model_config = ConfigDict(populate_by_name=True)
+
+    from_: StrictStr = Field(alias="from", min_length=1, max_length=16)
+    to: StrictStr = Field(min_length=1, max_length=16)
+    count: StrictInt = Field(default=1, ge=1, le=1000)
+    version: StrictInt = Field(ge=0)
+
+
+IdempotencyKey = Annotated[str | None, Header(alias="Idempotency-Key", max_length=100)]
+
+
+@router.post("/players", status_code=201, response_model=PlayerCreated)
+def create_player(players: PlayersDep, body: NewPlayer | None = None) -> PlayerCreated:
+    player, token = players.create_api_player(body.name if body else None)
+    return PlayerCreated(id=player.id, name=player.name, token=token)
+
+
+@router.post("/games", status_code=201)
+def start_game(body: NewGame, player: ApiPlayer, games: GamesDep) -> dict[str, Any]:
+    return games.start(player, body.game, body.deal).to_json()
+
+
+@router.get("/games/{game_id}")
+def read_game(game_id: str, games: GamesDep) -> dict[str, Any]:
+    return games.get(game_id).to_json()
+
+
+@router.post("/games/{game_id}/moves", response_model=None)
+def play_move(
+    game_id: str,
+    body: MoveRequest,
+    player: ApiPlayer,
+    games: GamesDep,
+    idempotency_key: IdempotencyKey = None,
+) -> dict[str, Any] | JSONResponse:
+    outcome = games.move(
+        game_id, player, Move(body.from_, body.to, body.count), body.version, idempotency_key
+    )
+    if outcome.replayed is not None:
+        return JSONResponse(outcome.replayed, headers={"Idempotent-Replayed": "true"})
+    return outcome.view.to_json()
+
+
+@router.post("/games/{game_id}/undo")
+def undo(game_id: str, player: ApiPlayer, games: GamesDep) -> dict[str, Any]:
+    return games.undo(game_id, player).to_json()
+
+
+@router.post("/games/{game_id}/resign")
+def resign(game_id: str, player: ApiPlayer, games: GamesDep) -> dict[str, Any]:
+    return games.resign(game_id, player).to_json()
+
+
+@router.get("/deals/{game}/{number}")
+def deal_summary(game: str, number: str, deals: DealsDep) -> dict[str, Any]:
+    return deals.summary(game, number).to_json()

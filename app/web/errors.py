@@ -1,0 +1,61 @@
+"""Errors as answers: JSON ``{"error": {"code", "message"}}`` under /api, pages elsewhere."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse, Response
+from starlette.exceptions import HTTPException
+
+from app.services.errors import ServiceError
+from app.web.templating import render
+
+_HTTP_CODES = {404: "not_found", 405: "method_not_allowed", 401: "unauthenticated"}
+
+
+def is_api(request: Request) -> bool:
+    return request.url.path.startswith("/api/")
+
+
+def error_json(status: int, code: str, message: str, **extra: Any) -> JSONResponse:
+    return JSONResponse({"error": {"code": code, "message": message, **extra}}, status_code=status)
+
+
+def error_page(request: Request, status: int, message: str) -> Response:
+    title = {404: "Not found", 403: "Not yours", 409: "Conflict"}.get(status, "Something is off")
+    return render(request, "pages/error.html", {"title": title, "message": message}, status)
+
+
+def _describe(errors: Any) -> str:
+    parts = []
+    for err in errors:
+        where = ".".join(str(x) for x in err.get("loc", ()) if x not in ("body", "query", "path"))
+        parts.append(f"{where}: {err.get('msg')}" if where else str(err.get("msg")))
+    return "; ".join(parts) or "The request is not valid."
+
+
+def install(app: FastAPI) -> None:
+    @app.exception_handler(ServiceError)
+    async def _service_error(request: Request, exc: ServiceError) -> Response:
+        if is_api(request):
+            return error_json(exc.status, exc.code, exc.message)
+        return error_page(request, exc.status, exc.message)
+
+    @app.exception_handler(RequestValidationError)
+    async def _invalid(request: Request, exc: RequestValidationError) -> Response:
+        message = _describe(exc.errors())
+        if is_api(request):
+            return error_json(422, "invalid_request", message)
+        return error_page(request, 422, message)
+
+    @app.exception_handler(HTTPException)
+    async def _http(request: Request, exc: HTTPException) -> Response:
+        code = _HTTP_CODES.get(exc.status_code, "http_error")
+        message = exc.detail if isinstance(exc.detail, str) else "Request refused."
+        if exc.status_code == 404 and message == "Not Found":
+            message = "There is nothing at this address."
+        if is_api(request):
+            return error_json(exc.status_code, code, message)
+        return error_page(request, exc.status_code, message)

@@ -1,0 +1,11 @@
+"""Assembles the routers; nothing else lives here."""
+
+from fastapi import APIRouter
+
+from app.web import api, health, pages, play
+
+router = APIRouter()
+router.include_router(api.router)
+router.include_router(health.router)
+router.include_router(pages.router)
+router.include_router(play.router)
