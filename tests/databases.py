@@ -1,0 +1,68 @@
+"""Test databases: a SQLite file and a PostgreSQL database, each migrated with Alembic.
+
+PostgreSQL comes from TEST_POSTGRES_URL (a server URL; each pytest worker gets a database of
+its own on it). Without it, Postgres tests are skipped — except under CI=true, where a skipped
+Postgres test is a failure, so CI can never pass without having talked to the real server.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+from alembic import command
+from alembic.config import Config
+from sqlalchemy import create_engine, text
+from sqlalchemy.engine import make_url
+
+from app.config import PROJECT_DIR
+
+BACKENDS = ("sqlite", "postgres")
+
+
+def postgres_server_url() -> str | None:
+    return os.environ.get("TEST_POSTGRES_URL") or None
+
+
+def require_postgres() -> str:
+    url = postgres_server_url()
+    if url is None:
+        if os.environ.get("CI") == "true":
+            pytest.fail("TEST_POSTGRES_URL is not set, and CI must run the Postgres tests")
+        pytest.skip("TEST_POSTGRES_URL is not set")
+    return url
+
+
+def fresh_postgres_database(name: str) -> str:
+    """Drop and recreate database ``name`` on the test server; returns its URL."""
+    server = make_url(require_postgres())
+    admin = create_engine(server, isolation_level="AUTOCOMMIT")
+    try:
+        with admin.connect() as conn:
+            conn.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+            conn.execute(text(f'CREATE DATABASE "{name}"'))
+    except Exception as exc:  # the server is down or refuses us
+        if os.environ.get("CI") == "true":
+            raise
+        pytest.skip(f"PostgreSQL at {server.render_as_string()} is not usable: {exc}")
+    finally:
+        admin.dispose()
+    return server.set(database=name).render_as_string(hide_password=False)
+
+
+def sqlite_url(directory: Path, name: str) -> str:
+    return f"sqlite:///{directory / name}.db"
+
+
+def migrate(url: str, revision: str = "head") -> None:
+    config = Config(str(PROJECT_DIR / "alembic.ini"))
+    config.set_main_option("sqlalchemy.url", url)
+    config.attributes["configure_logger"] = False
+    command.upgrade(config, revision)
+
+
+def database_url(backend: str, directory: Path, name: str) -> str:
+    if backend == "postgres":
+        return fresh_postgres_database(name)
+    return sqlite_url(directory, name)

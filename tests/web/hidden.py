@@ -1,0 +1,148 @@
+"""The hidden-card guard: run on every response the test clients receive.
+
+For each game in play that a response shows (a JSON game state, a board page or a move
+fragment), it rebuilds the exact state at the version shown from the deal and the move log and
+checks that the response shows precisely the public view of that state: face-down cards as
+null / card backs, the stock as a count, nothing more. It also checks that neither the deal key
+nor any game's shuffle seed ever appears.
+"""
+
+from __future__ import annotations
+
+import base64
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+import httpx2 as httpx
+from fastapi import FastAPI
+from sqlalchemy import select
+
+from app.db.models import Game, MoveRecord
+from app.engine import Move, Ruleset, State, get_ruleset
+from app.engine.deals import deal_seed
+
+PILE_RE = re.compile(
+    r'<div id="pile-(?P<id>[a-z0-9]+)" class="pile (?P<kind>\w+)(?P<fan> fanned)?"'
+    r'[^>]*data-count="(?P<count>\d+)"[^>]*>(?P<body>.*?)</div>',
+    re.S,
+)
+STATUS_RE = re.compile(
+    r'<div id="game-status" class="status (?P<status>\w+)" data-game="(?P<game>[^"]+)" '
+    r'data-version="(?P<version>\d+)"'
+)
+CARD_RE = re.compile(r'data-card="([^"]+)"')
+
+
+@dataclass
+class HiddenCardGuard:
+    app: FastAPI
+    checked_games: int = 0
+    _seeds: dict[tuple[str, int], list[str]] = field(default_factory=dict)
+
+    def check(self, response: httpx.Response) -> None:
+        response.read()
+        body = response.text
+        key = self.app.state.settings.deal_key
+        assert key not in body, "the deal key reached a client"
+        kind = response.headers.get("content-type", "")
+        if "json" in kind and body:
+            self._walk(response.json(), body)
+        elif "html" in kind:
+            self._check_html(body)
+
+    # -- JSON --------------------------------------------------------------------------------
+
+    def _walk(self, data: Any, body: str) -> None:
+        if isinstance(data, dict):
+            if {"id", "game", "deal", "status", "piles", "version"} <= data.keys():
+                self._check_json_game(data, body)
+            for value in data.values():
+                self._walk(value, body)
+        elif isinstance(data, list):
+            for value in data:
+                self._walk(value, body)
+
+    def _check_json_game(self, data: dict[str, Any], body: str) -> None:
+        self._check_seed(data["game"], data["deal"], body)
+        if data["status"] != "playing":
+            return
+        rules, state = self._state_at(data["id"], data["version"])
+        if "stock" in data["piles"]:
+            assert set(data["piles"]["stock"]) == {"count"}, "stock cards shown in play"
+        assert data["piles"] == rules.public_view(state), "JSON shows more than the public view"
+        assert "log" not in data, "the move log of a game in play was shown"
+        self.checked_games += 1
+
+    # -- HTML --------------------------------------------------------------------------------
+
+    def _check_html(self, body: str) -> None:
+        status = STATUS_RE.search(body)
+        if status is None or status["status"] != "playing":
+            return
+        rules, state = self._state_at(status["game"], int(status["version"]))
+        with self._session() as db:
+            record = db.get(Game, status["game"])
+            assert record is not None
+            self._check_seed(record.game, record.deal, body)
+        public = rules.public_view(state)
+        seen = 0
+        for m in PILE_RE.finditer(body):
+            seen += 1
+            pid, inner = m["id"], m["body"]
+            shown = CARD_RE.findall(inner)
+            backs = inner.count('class="card back"')
+            if pid == "stock":
+                assert not shown, "a stock card reached the page"
+                assert int(m["count"]) == public["stock"]["count"]
+                continue
+            cards = public[pid]["cards"]
+            assert isinstance(cards, list)
+            assert int(m["count"]) == len(cards)
+            if m["fan"]:
+                assert shown == [c for c in cards if c is not None], f"{pid} shows wrong cards"
+                assert backs == cards.count(None), f"{pid} shows wrong backs"
+            else:
+                top = cards[-1] if cards else None
+                assert shown == ([top] if top else []), f"{pid} shows more than its top card"
+                assert backs == (1 if cards and top is None else 0)
+        assert seen, "a board without piles"
+        self.checked_games += 1
+
+    # -- helpers -----------------------------------------------------------------------------
+
+    def _session(self) -> Any:
+        return self.app.state.sessions()
+
+    def _state_at(self, game_id: str, version: int) -> tuple[Ruleset, State]:
+        """The game's state right after action number ``version``, rebuilt from the log."""
+        with self._session() as db:
+            record = db.get(Game, game_id)
+            assert record is not None, "a response shows a game that does not exist"
+            rows = db.scalars(
+                select(MoveRecord)
+                .where(MoveRecord.game_id == game_id, MoveRecord.seq <= version)
+                .order_by(MoveRecord.seq)
+            ).all()
+        rules = get_ruleset(record.game)
+        key = self.app.state.settings.deal_key_bytes
+        states = [rules.deal(record.deal, key)]
+        for row in rows:
+            if row.action == "move":
+                states.append(rules.apply(states[-1], Move.parse(row.notation or "")))
+            elif row.action == "undo":
+                states.pop()
+        return rules, states[-1]
+
+    def _check_seed(self, game: str, deal: int, body: str) -> None:
+        forms = self._seeds.get((game, deal))
+        if forms is None:
+            seed = deal_seed(self.app.state.settings.deal_key_bytes, game, deal)
+            forms = [
+                seed.hex(),
+                base64.b64encode(seed).decode().rstrip("="),
+                base64.urlsafe_b64encode(seed).decode().rstrip("="),
+            ]
+            self._seeds[(game, deal)] = forms
+        for form in forms:
+            assert form not in body, "a deal seed reached a client"
