@@ -15,6 +15,7 @@ from app.config import PROJECT_DIR, Settings, get_settings
 from app.db.session import make_engine, make_sessionmaker
 from app.services.deals import Deals
 from app.services.games import Games
+from app.services.leaderboard import Leaderboards
 from app.services.players import Players
 from app.web import errors
 from app.web.router import router
@@ -76,6 +77,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.state.games = Games(sessions, settings.deal_key_bytes)
     app.state.players = Players(sessions)
     app.state.deals = Deals(sessions)
+    app.state.leaderboards = Leaderboards(sessions, settings.leaderboard_min_games)
 
     errors.install(app)
     app.include_router(router)

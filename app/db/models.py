@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import date, datetime
 
 from sqlalchemy import (
     BigInteger,
     Boolean,
+    Date,
     DateTime,
+    Float,
     ForeignKey,
     Index,
     Integer,
@@ -86,3 +88,42 @@ class MoveRecord(Base):
     idempotency_key: Mapped[str | None] = mapped_column(String(100))
     # The first answer to a move sent with an Idempotency-Key, given again to every retry.
     response: Mapped[str | None] = mapped_column(Text)
+
+
+ALL_GAMES = "all"  # the ``game`` of the statistics rows that add up every game
+
+
+class PlayerStats(Base):
+    """A player's running record for one game (or ``all``), kept current as games are played.
+
+    Kept as counters so that leaderboards and player pages read a handful of rows instead of
+    counting games. ``wilson`` is the lower bound of the 95% Wilson interval of won / played.
+    """
+
+    __tablename__ = "player_stats"
+    __table_args__ = (Index("ix_player_stats_rank", "game", "wilson", "won"),)
+
+    player_id: Mapped[str] = mapped_column(ForeignKey("player.id"), primary_key=True)
+    game: Mapped[str] = mapped_column(String(32), primary_key=True)
+    played: Mapped[int] = mapped_column(Integer, default=0)
+    won: Mapped[int] = mapped_column(Integer, default=0)
+    wilson: Mapped[float] = mapped_column(Float, default=0.0)
+    best_ms: Mapped[int | None] = mapped_column(BigInteger)
+    fewest_moves: Mapped[int | None] = mapped_column(Integer)
+    current_streak: Mapped[int] = mapped_column(Integer, default=0)
+    longest_streak: Mapped[int] = mapped_column(Integer, default=0)
+    last_played_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+
+
+class DailyStats(Base):
+    """Games played and won per player, game and UTC day of the first move: recent-period
+    leaderboards add these up."""
+
+    __tablename__ = "daily_stats"
+    __table_args__ = (Index("ix_daily_stats_game_day", "game", "day"),)
+
+    player_id: Mapped[str] = mapped_column(ForeignKey("player.id"), primary_key=True)
+    game: Mapped[str] = mapped_column(String(32), primary_key=True)
+    day: Mapped[date] = mapped_column(Date, primary_key=True)
+    played: Mapped[int] = mapped_column(Integer, default=0)
+    won: Mapped[int] = mapped_column(Integer, default=0)

@@ -40,6 +40,10 @@ class GameOver(ServiceError):
     status, code = 409, "game_over"
 
 
+class GameInPlay(ServiceError):
+    status, code = 409, "game_in_play"
+
+
 class UndoUnavailable(ServiceError):
     status, code = 409, "undo_unavailable"
 

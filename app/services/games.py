@@ -8,6 +8,7 @@ engine, writes the new state with ``version + 1`` and appends to the move log.
 from __future__ import annotations
 
 import json
+import re
 import secrets
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -35,8 +36,10 @@ from app.engine import (
     loads,
 )
 from app.engine.deals import check_deal_number
+from app.services import stats
 from app.services.errors import (
     Forbidden,
+    GameInPlay,
     GameOver,
     IllegalMoveError,
     InvalidRequest,
@@ -47,6 +50,9 @@ from app.services.errors import (
 from app.services.players import new_id, now
 
 MAX_IDEMPOTENCY_KEY = 100
+# Game ids are ``new_id()`` strings; anything else (a NUL byte, which PostgreSQL refuses in a
+# query parameter, or a very long string) cannot name a game and is not sent to the database.
+GAME_ID = re.compile(r"[A-Za-z0-9_-]{1,32}")
 
 
 @dataclass
@@ -106,6 +112,13 @@ class GameView:
 
 def _iso(value: Any) -> str | None:
     return None if value is None else value.isoformat()
+
+
+@dataclass(frozen=True)
+class ReplayView:
+    view: GameView  # the board after ``step`` moves
+    moves: list[str]
+    step: int
 
 
 @dataclass
@@ -203,8 +216,13 @@ class Games:
             record.state = dumps(step.after)
             record.moves += 1
             record.can_undo = not step.revealed
+            first_move = record.first_move_at is None
             record.first_move_at = record.first_move_at or stamp
             self._advance(record, _status(rules, step.after, legal), stamp)
+            if first_move:
+                stats.count_played(db, record, stamp)
+            if record.status != Status.PLAYING:
+                stats.count_finished(db, record, stamp)
             view = GameView(record, name, rules, step.after, legal, step=step)
             if view.finished:
                 view.log = [*self._log(db, game_id), str(move)]
@@ -270,6 +288,7 @@ class Games:
                 raise GameOver("The game is already over.")
             stamp = now()
             self._advance(record, Status.LOST, stamp)
+            stats.count_finished(db, record, stamp)
             db.add(
                 MoveRecord(
                     game_id=game_id,
@@ -282,6 +301,20 @@ class Games:
             )
             db.flush()
             return self._view(db, record, name)
+
+    def replay_view(self, game_id: str, step: int | None) -> ReplayView:
+        """A finished game at any step of its move log, every card shown."""
+        with self.sessions() as db:
+            record, name = self._load(db, game_id, lock=False)
+            if record.status == Status.PLAYING:
+                raise GameInPlay("A replay is available once the game is over.")
+            moves = self._log(db, game_id)
+        rules = get_ruleset(record.game)
+        at = len(moves) if step is None else max(0, min(step, len(moves)))
+        state = rules.replay(
+            rules.deal(record.deal, self.deal_key), [Move.parse(m) for m in moves[:at]]
+        )
+        return ReplayView(GameView(record, name, rules, state, [], moves), moves, at)
 
     # -- the move log ---------------------------------------------------------------------
 
@@ -300,7 +333,8 @@ class Games:
         query = query.where(Game.id == game_id)
         if lock:
             query = query.with_for_update(of=Game)
-        row = db.execute(query).first() if isinstance(game_id, str) and game_id else None
+        plausible = isinstance(game_id, str) and GAME_ID.fullmatch(game_id) is not None
+        row = db.execute(query).first() if plausible else None
         if row is None:
             raise NotFound("There is no game with that id.")
         return row[0], row[1]

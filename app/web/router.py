@@ -2,10 +2,11 @@
 
 from fastapi import APIRouter
 
-from app.web import api, health, pages, play
+from app.web import api, health, pages, play, stats
 
 router = APIRouter()
 router.include_router(api.router)
 router.include_router(health.router)
 router.include_router(pages.router)
 router.include_router(play.router)
+router.include_router(stats.router)

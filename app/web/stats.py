@@ -1,0 +1,92 @@
+"""Leaderboards, player records, replays and the deal of the day."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Depends, Query, Request
+from fastapi.responses import RedirectResponse, Response
+
+from app.engine import GAMES
+from app.services import daily
+from app.services.errors import NotFound
+from app.services.leaderboard import Leaderboards, Period, parse_board_args, player_record
+from app.web.board import pile_views
+from app.web.deps import GamesDep
+from app.web.templating import render
+
+router = APIRouter()
+
+
+def get_leaderboards(request: Request) -> Leaderboards:
+    boards: Leaderboards = request.app.state.leaderboards
+    return boards
+
+
+LeaderboardsDep = Annotated[Leaderboards, Depends(get_leaderboards)]
+GameArg = Annotated[str | None, Query(max_length=32)]
+PeriodArg = Annotated[str | None, Query(max_length=8)]
+
+
+@router.get("/api/leaderboard", tags=["api"])
+def leaderboard_json(
+    boards: LeaderboardsDep, game: GameArg = None, period: PeriodArg = None
+) -> dict[str, Any]:
+    slug, chosen = parse_board_args(game, period)
+    return boards.board(slug, chosen).to_json()
+
+
+@router.get("/leaderboard")
+def leaderboard_page(
+    request: Request, boards: LeaderboardsDep, game: GameArg = None, period: PeriodArg = None
+) -> Response:
+    slug, chosen = parse_board_args(game, period)
+    return render(
+        request,
+        "pages/leaderboard.html",
+        {"board": boards.board(slug, chosen), "periods": list(Period)},
+    )
+
+
+@router.get("/api/players/{name}", tags=["api"])
+def player_json(request: Request, name: str) -> dict[str, Any]:
+    return player_record(request.app.state.sessions, name).to_json()
+
+
+@router.get("/players/{name}")
+def player_page(request: Request, name: str) -> Response:
+    record = player_record(request.app.state.sessions, name)
+    return render(request, "pages/player.html", {"record": record})
+
+
+@router.get("/games/{game_id}/replay")
+def replay_page(
+    request: Request,
+    game_id: str,
+    games: GamesDep,
+    step: Annotated[int | None, Query(ge=0, le=100_000)] = None,
+) -> Response:
+    replay = games.replay_view(game_id, step)
+    return render(
+        request,
+        "pages/replay.html",
+        {
+            "replay": replay,
+            "view": replay.view,
+            "rules": replay.view.rules,
+            "piles": pile_views(replay.view),
+        },
+    )
+
+
+@router.get("/api/daily", tags=["api"])
+def daily_json() -> dict[str, Any]:
+    day = daily.today()
+    return {"date": day.isoformat(), "deals": daily.daily_deals(day)}
+
+
+@router.get("/daily/{game}")
+def daily_redirect(game: str) -> Response:
+    if game not in GAMES:
+        raise NotFound("There is no such game.")
+    return RedirectResponse(f"/deal/{game}/{daily.daily_deal(game, daily.today())}", 303)
