@@ -28,7 +28,7 @@ class Move:
         match = _NOTATION.match(text.strip())
         if match is None:
             raise InvalidMove(
-                f"{text!r} is not a move; write it as from-to, e.g. t3-f1, or t2-t7/3 for 3 cards"
+                f"{text!r} is not a move; write it as from-to, e.g. t3-f1, or t2-t7/3 for 3 cards."
             )
         source, target, count = match.groups()
         return cls(source, target, int(count) if count else 1)

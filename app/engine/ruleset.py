@@ -94,7 +94,8 @@ class Ruleset(ABC):
         if not piles[src]:
             fail(f"{self.pile_name(src).capitalize()} is empty.")
         if move.count > len(piles[src]):
-            fail(f"{self.pile_name(src).capitalize()} holds only {len(piles[src])} cards.")
+            held = len(piles[src])
+            fail(f"{self.pile_name(src).capitalize()} holds only {held} card{'s' * (held != 1)}.")
         before_redeals = state.redeals
         revealed = self._play(piles, state, src, dst, move.count)
         redeals = before_redeals + (1 if src == self.waste and dst == self.stock else 0)

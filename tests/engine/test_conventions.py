@@ -87,9 +87,7 @@ def test_every_step_changes_exactly_the_piles_it_reports(steps: list[Step]) -> N
     rules = get_ruleset(steps[0].before.game)
     for step in steps:
         changed = tuple(
-            pid
-            for pid, a, b in zip(rules.pile_ids, step.before.piles, step.after.piles)
-            if a != b
+            pid for pid, a, b in zip(rules.pile_ids, step.before.piles, step.after.piles) if a != b
         )
         assert step.changed == changed
         assert {step.move.source, step.move.target} <= set(changed)
@@ -198,7 +196,9 @@ def test_public_view_hides_face_down_cards_and_the_stock_order() -> None:
     state = rules.deal(1)
     view = rules.public_view(state)
     assert view["stock"] == {"count": 87}
-    assert view["t1"] == {"cards": ["5C", None, "6H", None, "7S", None, "8S", None, "JC", None, "TS"]}
+    assert view["t1"] == {
+        "cards": ["5C", None, "6H", None, "7S", None, "8S", None, "JC", None, "TS"]
+    }
     assert view["waste"] == {"cards": []}
     full = rules.full_view(state)
     assert full["t1"][1] == "AC" and len(full["stock"]) == 87

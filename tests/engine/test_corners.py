@@ -145,7 +145,13 @@ def test_C4_redeal_fills_vacant_reserves_in_order_r1_to_r5() -> None:
     assert show(step.after, "r4") == "3H"
     assert show(step.after, "stock") == "4D"
     assert step.changed == ("stock", "waste", "r2", "r4")
-    assert step.revealed is True  # reserves were filled from the stock
+
+
+def test_C4_a_redeal_that_fills_reserves_is_a_revealing_step() -> None:
+    """``revealed`` is True for every step that takes cards off the stock, this one included
+    (the filling cards had been seen on the waste; the definition is structural)."""
+    step = play(corners(r1="9S", r3="9S", r5="9S", waste="2S 3H 4D"), "waste-stock/3")
+    assert step.revealed is True
 
 
 def test_C4_redeal_fills_as_many_vacancies_as_the_waste_allows() -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from app.engine import GAMES, IllegalMove, InvalidMove, Move, get_ruleset
-from tests.engine.builders import assert_sentence, position
+from tests.engine.builders import position
 
 
 @pytest.mark.parametrize(
@@ -39,9 +39,11 @@ def test_a_count_of_one_is_left_out_when_printed() -> None:
     ],
 )  # fmt: skip
 def test_bad_notation_raises_invalid_move(text: str) -> None:
-    with pytest.raises(InvalidMove, match="is not a move") as refused:
+    with pytest.raises(InvalidMove) as refused:
         Move.parse(text)
-    assert_sentence(str(refused.value)[len(repr(text)) + 1 :].capitalize(), "from-to", "t3-f1")
+    message = str(refused.value)
+    assert message.startswith(f"{text!r} is not a move; ")
+    assert message.endswith("write it as from-to, e.g. t3-f1, or t2-t7/3 for 3 cards.")
 
 
 @pytest.mark.parametrize(
@@ -82,7 +84,7 @@ def test_moving_from_an_empty_pile_is_illegal() -> None:
         with pytest.raises(IllegalMove) as refused:
             rules.apply(state, move)
         assert str(refused.value) == f"{pile} is empty."
-    with pytest.raises(IllegalMove, match="The stock is empty."):
+    with pytest.raises(IllegalMove, match=r"^The stock is empty\.$"):
         rules.apply(state, Move("stock", "waste"))
 
 
