@@ -12,3 +12,7 @@ export TEST_POSTGRES_URL=${TEST_POSTGRES_URL:-postgresql+psycopg://postgres@127.
 .venv/bin/mypy
 .venv/bin/lint-imports
 .venv/bin/pytest -n 2 --cov --cov-report=term-missing:skip-covered "$@"
+# The engine carries the strictest bar: at least 95% branch coverage on its own.
+.venv/bin/coverage report --include='app/engine/*' --fail-under=95 > /dev/null \
+  || { echo "app/engine branch coverage is below 95%"; .venv/bin/coverage report --include='app/engine/*'; exit 1; }
+echo "app/engine branch coverage: $(.venv/bin/coverage report --include='app/engine/*' --format=total)%"
