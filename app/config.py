@@ -30,10 +30,10 @@ class Settings(BaseSettings):
     @model_validator(mode="after")
     def _no_development_secrets_in_production(self) -> Settings:
         if self.app_env == "production":
-            if self.deal_key == DEVELOPMENT_KEY.decode():
+            if self.deal_key == DEVELOPMENT_KEY.decode() or len(self.deal_key) < 32:
                 raise ValueError(
-                    "Refusing to start in production with the public development DEAL_KEY: "
-                    "set DEAL_KEY to a long random secret."
+                    "Refusing to start in production without a secret DEAL_KEY: set DEAL_KEY "
+                    "to a random secret of at least 32 characters (not the development key)."
                 )
             if self.session_secret == DEVELOPMENT_SESSION_SECRET or len(self.session_secret) < 32:
                 raise ValueError(

@@ -46,19 +46,49 @@ async def _csrf_failed(scope: Scope, send: Send, message_id: Any) -> None:
 
 
 class CSRFMiddleware:
-    """asgi-csrf's double-submit cookie check, in Starlette's middleware shape."""
+    """asgi-csrf's double-submit cookie check, in Starlette's middleware shape.
+
+    asgi-csrf reads form bodies itself and can trip over a malformed one (a multipart type
+    without a boundary, a body that is not UTF-8) before our app ever runs; such a request gets
+    a 400 instead of a server error. Errors raised once the app is running pass through.
+    """
 
     def __init__(self, app: ASGIApp, secret: str, secure: bool) -> None:
+        self.inner = app
         self.app = asgi_csrf(
-            app,
+            self._enter,
             signing_secret=secret,
             skip_if_scope=_skip_csrf,
             cookie_secure=secure,
             send_csrf_failed=_csrf_failed,
         )
 
+    async def _enter(self, scope: Scope, receive: Receive, send: Send) -> None:
+        scope["state"]["csrf_passed"] = True
+        await self.inner(scope, receive, send)
+
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        await self.app(scope, receive, send)
+        if scope["type"] != "http":
+            await self.inner(scope, receive, send)
+            return
+        scope.setdefault("state", {})
+        try:
+            await self.app(scope, receive, send)
+        except (IndexError, UnicodeDecodeError, ValueError, AssertionError):
+            if scope["state"].get("csrf_passed"):
+                raise
+            await _send_plain(send, 400, b"The form data could not be read.")
+
+
+async def _send_plain(send: Send, status: int, body: bytes) -> None:
+    await send(
+        {
+            "type": "http.response.start",
+            "status": status,
+            "headers": [(b"content-type", b"text/plain; charset=utf-8")],
+        }
+    )
+    await send({"type": "http.response.body", "body": body})
 
 
 def create_app(settings: Settings | None = None) -> FastAPI:

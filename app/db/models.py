@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from datetime import date, datetime
+from datetime import UTC, date, datetime
+from typing import Any
 
 from sqlalchemy import (
     BigInteger,
@@ -18,7 +19,9 @@ from sqlalchemy import (
     Text,
     UniqueConstraint,
 )
+from sqlalchemy.engine import Dialect
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
+from sqlalchemy.types import TypeDecorator
 
 NAMING_CONVENTION = {
     "ix": "ix_%(column_0_label)s",
@@ -27,6 +30,28 @@ NAMING_CONVENTION = {
     "fk": "fk_%(table_name)s_%(column_0_name)s_%(referred_table_name)s",
     "pk": "pk_%(table_name)s",
 }
+
+
+class UTCDateTime(TypeDecorator[datetime]):
+    """``DateTime(timezone=True)`` that reads back as an aware UTC datetime on every backend.
+
+    SQLite keeps no offset (it hands back naive values, which are UTC here) and PostgreSQL
+    answers in the session's time zone; either way the app sees the same instant in UTC.
+    """
+
+    impl = DateTime(timezone=True)
+    cache_ok = True
+
+    def process_bind_param(self, value: datetime | None, dialect: Dialect) -> datetime | None:
+        if value is not None and value.tzinfo is not None:
+            value = value.astimezone(UTC)
+        return value
+
+    def process_result_value(self, value: Any, dialect: Dialect) -> datetime | None:
+        if value is None:
+            return None
+        assert isinstance(value, datetime)
+        return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
 
 
 class Base(DeclarativeBase):
@@ -43,7 +68,7 @@ class Player(Base):
     password_hash: Mapped[str | None] = mapped_column(Text)
     # SHA-256 of the API bearer token; the token itself is shown once and never stored.
     token_hash: Mapped[str | None] = mapped_column(String(64), unique=True)
-    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime())
 
 
 class Game(Base):
@@ -65,10 +90,10 @@ class Game(Base):
     undos: Mapped[int] = mapped_column(Integer, default=0)
     # Whether the last move still in force may be taken back (it revealed no hidden card).
     can_undo: Mapped[bool] = mapped_column(Boolean, default=False)
-    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
-    updated_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
-    first_move_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
-    finished_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime())
+    updated_at: Mapped[datetime] = mapped_column(UTCDateTime())
+    first_move_at: Mapped[datetime | None] = mapped_column(UTCDateTime())
+    finished_at: Mapped[datetime | None] = mapped_column(UTCDateTime())
     # Time from the first move to the end, set when the game ends.
     duration_ms: Mapped[int | None] = mapped_column(BigInteger)
 
@@ -84,7 +109,7 @@ class MoveRecord(Base):
     action: Mapped[str] = mapped_column(String(8))  # "move", "undo" or "resign"
     notation: Mapped[str | None] = mapped_column(String(24))
     revealed: Mapped[bool] = mapped_column(Boolean, default=False)
-    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime())
     idempotency_key: Mapped[str | None] = mapped_column(String(100))
     # The first answer to a move sent with an Idempotency-Key, given again to every retry.
     response: Mapped[str | None] = mapped_column(Text)
@@ -112,7 +137,7 @@ class PlayerStats(Base):
     fewest_moves: Mapped[int | None] = mapped_column(Integer)
     current_streak: Mapped[int] = mapped_column(Integer, default=0)
     longest_streak: Mapped[int] = mapped_column(Integer, default=0)
-    last_played_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    last_played_at: Mapped[datetime | None] = mapped_column(UTCDateTime())
 
 
 class DailyStats(Base):

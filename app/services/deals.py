@@ -67,7 +67,9 @@ def parse_deal(slug: str, number: str | int) -> tuple[Ruleset, int]:
     """The ruleset and deal number of a deal address, or NotFound for anything else."""
     rules = GAMES.get(slug)
     text = str(number)
-    if rules is None or not text.isdigit() or len(text) > 16 or not 1 <= int(text) <= MAX_DEAL:
+    # isascii: str.isdigit() also accepts digits like "²" that int() refuses.
+    digits = text.isascii() and text.isdigit() and len(text) <= 16
+    if rules is None or not digits or not 1 <= int(text) <= MAX_DEAL:
         raise NotFound("There is no such deal: check the game name and the deal number.")
     return rules, int(text)
 

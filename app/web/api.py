@@ -13,6 +13,8 @@ from app.web.deps import ApiPlayer, DealsDep, GamesDep, PlayersDep
 
 router = APIRouter(prefix="/api", tags=["api"])
 
+MAX_VERSION = 2**31 - 1  # the game.version column is a 32-bit integer
+
 
 class NewPlayer(BaseModel):
     name: StrictStr | None = Field(default=None, max_length=64)
@@ -35,7 +37,7 @@ class MoveRequest(BaseModel):
     from_: StrictStr = Field(alias="from", min_length=1, max_length=16)
     to: StrictStr = Field(min_length=1, max_length=16)
     count: StrictInt = Field(default=1, ge=1, le=1000)
-    version: StrictInt = Field(ge=0)
+    version: StrictInt = Field(ge=0, le=MAX_VERSION)
 
 
 IdempotencyKey = Annotated[str | None, Header(alias="Idempotency-Key", max_length=100)]

@@ -13,6 +13,9 @@ from app.services.errors import ServiceError
 from app.web.templating import render
 
 _HTTP_CODES = {404: "not_found", 405: "method_not_allowed", 401: "unauthenticated"}
+_UNREADABLE_BODY = (
+    "There was an error parsing the body"  # FastAPI's words for a body it cannot decode
+)
 
 
 def is_api(request: Request) -> bool:
@@ -52,6 +55,12 @@ def install(app: FastAPI) -> None:
 
     @app.exception_handler(HTTPException)
     async def _http(request: Request, exc: HTTPException) -> Response:
+        if exc.status_code == 400 and exc.detail == _UNREADABLE_BODY:
+            # A body that is not even text (bad UTF-8) is as malformed as bad JSON.
+            message = "The request body could not be read: send UTF-8 JSON."
+            if is_api(request):
+                return error_json(422, "invalid_request", message)
+            return error_page(request, 422, message)
         code = _HTTP_CODES.get(exc.status_code, "http_error")
         message = exc.detail if isinstance(exc.detail, str) else "Request refused."
         if exc.status_code == 404 and message == "Not Found":

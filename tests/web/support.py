@@ -1,0 +1,82 @@
+"""Helpers shared by the web tests: starting games, moving, and reading back what was stored."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import httpx2 as httpx
+from fastapi import FastAPI
+from fastapi.testclient import TestClient
+from sqlalchemy import select
+
+from app.db.models import Game, MoveRecord
+
+GAME_SLUGS = ("quadrangle", "quadruple-interchange", "corners", "castles-end", "patriarchs")
+PILE_ID_RE = re.compile(r'id="pile-([a-z0-9]+)"')
+
+
+def start(api: TestClient, game: str = "quadrangle", deal: int = 1) -> dict[str, Any]:
+    response = api.post("/api/games", json={"game": game, "deal": deal})
+    assert response.status_code == 201, response.text
+    data: dict[str, Any] = response.json()
+    return data
+
+
+def move(
+    api: TestClient,
+    game_id: str,
+    notation: str,
+    version: int,
+    headers: dict[str, str] | None = None,
+) -> httpx.Response:
+    pair, _, count = notation.partition("/")
+    source, target = pair.split("-")
+    body = {"from": source, "to": target, "count": int(count or 1), "version": version}
+    return api.post(f"/api/games/{game_id}/moves", json=body, headers=headers or {})
+
+
+def error_code(response: httpx.Response, status: int) -> str:
+    """The error code of a refusal, after checking its status and the contract's error shape."""
+    assert response.status_code == status, response.text
+    body = response.json()
+    assert set(body) == {"error"}, body
+    assert {"code", "message"} <= set(body["error"]), body
+    assert isinstance(body["error"]["code"], str) and body["error"]["code"]
+    assert isinstance(body["error"]["message"], str) and body["error"]["message"]
+    code: str = body["error"]["code"]
+    return code
+
+
+def log_rows(app: FastAPI, game_id: str) -> list[tuple[int, str, str | None]]:
+    """The stored move log: (seq, action, notation) in order."""
+    with app.state.sessions() as db:
+        rows = db.execute(
+            select(MoveRecord.seq, MoveRecord.action, MoveRecord.notation)
+            .where(MoveRecord.game_id == game_id)
+            .order_by(MoveRecord.seq)
+        ).all()
+    return [(r[0], r[1], r[2]) for r in rows]
+
+
+def stored_game(app: FastAPI, game_id: str) -> tuple[int, str, str, int]:
+    """The stored row's version, status, serialized state and move count."""
+    with app.state.sessions() as db:
+        record = db.get(Game, game_id)
+        assert record is not None
+        return record.version, record.status, record.state, record.moves
+
+
+def snapshot(app: FastAPI, client: TestClient, game_id: str) -> dict[str, Any]:
+    """Everything a rejected request must leave alone: the public state, the row, the log."""
+    public = client.get(f"/api/games/{game_id}")
+    assert public.status_code == 200, public.text
+    return {
+        "public": public.json(),
+        "stored": stored_game(app, game_id),
+        "log": log_rows(app, game_id),
+    }
+
+
+def pile_ids(html: str) -> set[str]:
+    return set(PILE_ID_RE.findall(html))
