@@ -1,0 +1,673 @@
+"""HTTP load benchmark: many API players playing real games against a real server.
+
+    .venv/bin/python bench/load.py                     # 100 players, 30 s (+5 s warm-up)
+    .venv/bin/python bench/load.py --players 200 --duration 60 --think-ms 50
+
+It starts uvicorn itself (``--factory app.main:create_app``, 2 workers by default) on 127.0.0.1
+and a free port, against a freshly created PostgreSQL database brought up to date with
+``alembic upgrade head``. Each player creates itself through ``POST /api/players``, starts a game
+(one of the five, at random) and plays it move by move: it picks a move from the game's
+``legal_moves`` (foundation moves and non-stock moves preferred, so games progress), waits a
+think time, and posts it with the current version; when a game ends (or reaches --max-moves,
+when the player resigns) it starts another. After the warm-up it measures for --duration
+seconds, then stops everything it started, whatever happens (errors and Ctrl-C included).
+
+It reports moves/s, the p50/p95/p99 latency of move requests, the answers by status, and the
+CPU each party used; it exits non-zero if the server answered any 5xx or a connection failed.
+
+The client is a minimal HTTP/1.1 keep-alive client on asyncio (one connection per player), so
+that the load generator, which shares the machine's cores with the server and PostgreSQL,
+spends as little CPU as it can. It only ever connects to 127.0.0.1.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import json
+import math
+import os
+import platform
+import random
+import resource
+import secrets
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+HOST = "127.0.0.1"  # the only address this benchmark ever talks to
+GAMES = ("quadrangle", "quadruple-interchange", "corners", "castles-end", "patriarchs")
+DEFAULT_DB = "postgresql+psycopg://postgres@127.0.0.1:5432/ph_bench"
+LOCAL_HOSTS = {"127.0.0.1", "localhost", "::1"}
+
+
+# -- a minimal HTTP/1.1 client ------------------------------------------------------------------
+
+
+class ConnectionLost(Exception):
+    pass
+
+
+class Connection:
+    """One keep-alive HTTP/1.1 connection to the server under test."""
+
+    def __init__(self, port: int) -> None:
+        self.port = port
+        self.reader: asyncio.StreamReader | None = None
+        self.writer: asyncio.StreamWriter | None = None
+        self.last_used = 0.0
+
+    async def _connect(self) -> None:
+        await self.close()
+        self.reader, self.writer = await asyncio.open_connection(HOST, self.port)
+        sock = self.writer.get_extra_info("socket")
+        if sock is not None:
+            sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+
+    async def close(self) -> None:
+        if self.writer is not None:
+            self.writer.close()
+            with contextlib.suppress(Exception):
+                await self.writer.wait_closed()
+        self.reader = self.writer = None
+
+    async def request(
+        self, method: str, path: str, body: Any = None, token: str | None = None
+    ) -> tuple[int, bytes]:
+        # uvicorn drops idle keep-alive connections after 5 s: reconnect before that happens,
+        # so that a request is never sent on a connection the server is closing.
+        if self.writer is None or time.monotonic() - self.last_used > 4.0:
+            await self._connect()
+        assert self.reader is not None and self.writer is not None
+        payload = b"" if body is None else json.dumps(body).encode()
+        head = [f"{method} {path} HTTP/1.1", f"Host: {HOST}:{self.port}"]
+        if body is not None:
+            head += ["Content-Type: application/json", f"Content-Length: {len(payload)}"]
+        elif method == "POST":
+            head.append("Content-Length: 0")
+        if token:
+            head.append(f"Authorization: Bearer {token}")
+        self.writer.write(("\r\n".join(head) + "\r\n\r\n").encode() + payload)
+        try:
+            status, data, keep = await self._response()
+        except (asyncio.IncompleteReadError, ConnectionError, ValueError) as exc:
+            await self.close()
+            raise ConnectionLost(f"{type(exc).__name__}: {exc}") from None
+        self.last_used = time.monotonic()
+        if not keep:
+            await self.close()
+        return status, data
+
+    async def _response(self) -> tuple[int, bytes, bool]:
+        assert self.reader is not None
+        head = await self.reader.readuntil(b"\r\n\r\n")
+        lines = head.decode("latin-1").split("\r\n")
+        status = int(lines[0].split(" ", 2)[1])
+        headers = {}
+        for line in lines[1:]:
+            name, _, value = line.partition(":")
+            if name:
+                headers[name.strip().lower()] = value.strip()
+        if "content-length" in headers:
+            data = await self.reader.readexactly(int(headers["content-length"]))
+        elif headers.get("transfer-encoding", "").lower() == "chunked":
+            chunks = []
+            while True:
+                size = int((await self.reader.readuntil(b"\r\n")).split(b";")[0], 16)
+                if size == 0:
+                    await self.reader.readuntil(b"\r\n")
+                    break
+                chunks.append(await self.reader.readexactly(size))
+                await self.reader.readexactly(2)
+            data = b"".join(chunks)
+        else:
+            data = b""
+        return status, data, headers.get("connection", "").lower() != "close"
+
+
+# -- the players ----------------------------------------------------------------------------------
+
+
+@dataclass
+class Sample:
+    kind: str  # "move", "start", "resign", "read"
+    status: int  # 0 for a lost connection
+    started: float
+    latency: float
+
+
+@dataclass
+class Run:
+    port: int
+    think: float
+    max_moves: int
+    stop: asyncio.Event = field(default_factory=asyncio.Event)
+    samples: list[Sample] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)
+    games_started: Counter[str] = field(default_factory=Counter)
+    games_ended: Counter[str] = field(default_factory=Counter)
+
+    async def call(
+        self, conn: Connection, kind: str, method: str, path: str, body: Any, token: str
+    ) -> tuple[int, Any]:
+        started = time.perf_counter()
+        try:
+            status, data = await conn.request(method, path, body, token)
+        except (ConnectionLost, OSError) as exc:
+            self.samples.append(Sample(kind, 0, started, time.perf_counter() - started))
+            self.errors.append(f"{kind} {path}: {exc}")
+            return 0, None
+        self.samples.append(Sample(kind, status, started, time.perf_counter() - started))
+        if status >= 400 and len(self.errors) < 50:
+            self.errors.append(f"{kind} {path}: {status} {data[:300]!r}")
+        return status, json.loads(data) if data else None
+
+
+def choose(moves: list[dict[str, Any]], rng: random.Random) -> dict[str, Any]:
+    """A random legal move, tilted towards moves that make progress."""
+    home = [m for m in moves if m["to"].startswith("f")]
+    if home and rng.random() < 0.8:
+        return rng.choice(home)
+    other = [m for m in moves if m["from"] != "stock" and m["to"] != "stock"]  # no deal, redeal
+    if other and rng.random() < 0.6:
+        return rng.choice(other)
+    return rng.choice(moves)
+
+
+async def play(run: Run, token: str, seed: int) -> None:
+    rng = random.Random(seed)
+    conn = Connection(run.port)
+    try:
+        while not run.stop.is_set():
+            slug = rng.choice(GAMES)
+            status, game = await run.call(
+                conn, "start", "POST", "/api/games", {"game": slug}, token
+            )
+            if status != 201:
+                await asyncio.sleep(0.5)
+                continue
+            run.games_started[slug] += 1
+            while game["status"] == "playing" and not run.stop.is_set():
+                if run.think:
+                    await asyncio.sleep(run.think * rng.uniform(0.5, 1.5))
+                if game["moves"] >= run.max_moves:
+                    path = f"/api/games/{game['id']}/resign"
+                    status, answer = await run.call(conn, "resign", "POST", path, None, token)
+                    if status == 200:
+                        game = answer
+                    break
+                move = choose(game["legal_moves"], rng)
+                body = {**move, "version": game["version"]}
+                path = f"/api/games/{game['id']}/moves"
+                status, answer = await run.call(conn, "move", "POST", path, body, token)
+                if status == 200:
+                    game = answer
+                    continue
+                # Anything else: read the board again and carry on from what the server says.
+                path = f"/api/games/{game['id']}"
+                status, answer = await run.call(conn, "read", "GET", path, None, token)
+                if status != 200:
+                    await asyncio.sleep(0.5)
+                    break
+                game = answer
+            if game["status"] != "playing":
+                run.games_ended[f"{game['game']} {game['status']}"] += 1
+    finally:
+        await conn.close()
+
+
+async def make_players(port: int, count: int) -> list[str]:
+    async def one(i: int) -> str:
+        conn = Connection(port)
+        try:
+            status, data = await conn.request("POST", "/api/players", {})
+        finally:
+            await conn.close()
+        if status != 201:
+            raise RuntimeError(f"POST /api/players answered {status}: {data[:300]!r}")
+        return str(json.loads(data)["token"])
+
+    tokens: list[str] = []
+    for start in range(0, count, 20):  # a few at a time: this is set-up, not the benchmark
+        tokens += await asyncio.gather(*(one(i) for i in range(start, min(start + 20, count))))
+    return tokens
+
+
+# -- CPU accounting --------------------------------------------------------------------------------
+
+
+def _ticks(pid: int) -> int:
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return 0
+    return int(fields[11]) + int(fields[12])  # utime + stime
+
+
+def _children(pid: int) -> list[int]:
+    try:
+        text = Path(f"/proc/{pid}/task/{pid}/children").read_text()
+    except OSError:
+        return []
+    return [int(p) for p in text.split()]
+
+
+def _reaped_ticks(pid: int) -> int:
+    """CPU of a process's children that have exited (PostgreSQL backends that closed)."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return 0
+    return int(fields[13]) + int(fields[14])  # cutime + cstime
+
+
+def _postgres_pids(database: str | None = None) -> list[int]:
+    """PostgreSQL's processes; with ``database``, only the backends connected to it (their
+    process title names the database: ``postgres: 15/main: user ph_bench 127.0.0.1(…) idle``)."""
+    pids = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                if (entry / "comm").read_text().strip() != "postgres":
+                    continue
+                title = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode()
+            except OSError:
+                continue
+            if database is None or f" {database} " in title:
+                pids.append(int(entry.name))
+    return pids
+
+
+def _machine_busy() -> tuple[int, int]:
+    fields = [int(x) for x in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]]
+    idle = fields[3] + fields[4]
+    return sum(fields) - idle, sum(fields)
+
+
+@dataclass
+class CpuSnapshot:
+    server: int
+    postgres: int
+    bench_backends: dict[int, int]
+    client: float
+    busy: int
+    total: int
+    at: float
+
+
+def cpu_snapshot(server_pid: int, database: str) -> CpuSnapshot:
+    workers = _children(server_pid)
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    busy, total = _machine_busy()
+    return CpuSnapshot(
+        server=_ticks(server_pid) + sum(_ticks(p) for p in workers),
+        # Every PostgreSQL process, with the backends that exited since it started (reaped by
+        # the postmaster): on a shared machine this includes other people's databases.
+        postgres=sum(_ticks(p) + _reaped_ticks(p) for p in _postgres_pids()),
+        bench_backends={p: _ticks(p) for p in _postgres_pids(database)},
+        client=usage.ru_utime + usage.ru_stime,
+        busy=busy,
+        total=total,
+        at=time.monotonic(),
+    )
+
+
+def pg_counters(url: str) -> dict[str, int]:
+    """The benchmark database's session and transaction counters (pg_stat_database)."""
+    from sqlalchemy import create_engine, text
+
+    engine = create_engine(url)
+    try:
+        with engine.connect() as conn:
+            conn.execute(text("SELECT pg_stat_clear_snapshot()"))
+            row = conn.execute(
+                text(
+                    "SELECT sessions, xact_commit, xact_rollback FROM pg_stat_database "
+                    "WHERE datname = current_database()"
+                )
+            ).one()
+    finally:
+        engine.dispose()
+    return {"sessions": row[0], "commits": row[1], "rollbacks": row[2]}
+
+
+def cpu_report(a: CpuSnapshot, b: CpuSnapshot, moves: int) -> dict[str, float]:
+    hz = os.sysconf("SC_CLK_TCK")
+    wall = b.at - a.at
+    cores = os.cpu_count() or 1
+    busy = cores * (b.busy - a.busy) / max(1, b.total - a.total)
+    server = (b.server - a.server) / hz / wall
+    postgres = (b.postgres - a.postgres) / hz / wall
+    # Backends of the benchmark database that lived through the whole window.
+    kept = a.bench_backends.keys() & b.bench_backends.keys()
+    backends = sum(b.bench_backends[p] - a.bench_backends[p] for p in kept) / hz / wall
+    client = (b.client - a.client) / wall
+    return {
+        "uvicorn workers (cores)": server,
+        "uvicorn CPU per move (ms)": 1000 * server * wall / max(1, moves),
+        "postgres, all processes (cores)": postgres,
+        "postgres, bench db pooled backends (cores)": backends,
+        "postgres CPU per move (ms, bench backends)": 1000 * backends * wall / max(1, moves),
+        "load generator (cores)": client,
+        # Whatever else ran meanwhile (on a shared machine: other people's tests, say).
+        "everything else (cores)": max(0.0, busy - server - postgres - client),
+        "machine busy (cores)": busy,
+    }
+
+
+# -- the server and its database --------------------------------------------------------------
+
+
+def check_local(url: str) -> Any:
+    from sqlalchemy.engine import make_url
+
+    parsed = make_url(url)
+    if parsed.get_backend_name() != "postgresql":
+        sys.exit("--database-url must be a PostgreSQL URL")
+    if parsed.host not in LOCAL_HOSTS:
+        sys.exit(f"refusing to benchmark a database on {parsed.host!r}: only 127.0.0.1")
+    return parsed
+
+
+def fresh_database(url: str) -> None:
+    """Drop and create the benchmark database, then migrate it with Alembic."""
+    from sqlalchemy import create_engine, text
+
+    parsed = check_local(url)
+    name = parsed.database
+    if not name or not (name == "ph_bench" or name.startswith(("ph_bench_", "ph_load"))):
+        sys.exit(
+            f"refusing to drop database {name!r}: this benchmark only drops and recreates "
+            "ph_bench, ph_bench_* or ph_load* databases"
+        )
+    admin = create_engine(parsed.set(database="postgres"), isolation_level="AUTOCOMMIT")
+    try:
+        with admin.connect() as conn:
+            conn.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+            conn.execute(text(f'CREATE DATABASE "{name}"'))
+    finally:
+        admin.dispose()
+    subprocess.run(
+        [sys.executable, "-m", "alembic", "upgrade", "head"],
+        cwd=ROOT,
+        env={**os.environ, "DATABASE_URL": url},
+        check=True,
+        capture_output=True,
+    )
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind((HOST, 0))
+        return int(s.getsockname()[1])
+
+
+def start_server(args: argparse.Namespace, port: int, log: Path) -> subprocess.Popen[bytes]:
+    env = {
+        **os.environ,
+        "APP_ENV": "production",
+        "DATABASE_URL": args.database_url,
+        "DEAL_KEY": secrets.token_urlsafe(32),
+        "SESSION_SECRET": secrets.token_urlsafe(32),
+    }
+    if args.db_pool_size is not None:
+        env["DB_POOL_SIZE"] = str(args.db_pool_size)
+    command = [
+        sys.executable, "-m", "uvicorn", "--factory", "app.main:create_app",
+        "--host", HOST, "--port", str(port), "--workers", str(args.workers),
+        "--no-server-header",
+    ]  # fmt: skip
+    if not args.access_log:
+        command.append("--no-access-log")
+    with log.open("wb") as out:
+        # Its own session, so that stopping it reaches its workers too, and nothing else.
+        return subprocess.Popen(
+            command, cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )  # fmt: skip
+
+
+def stop_server(server: subprocess.Popen[bytes]) -> None:
+    if server.poll() is not None:
+        return
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(server.pid, signal.SIGTERM)
+    try:
+        server.wait(timeout=20)
+    except subprocess.TimeoutExpired:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(server.pid, signal.SIGKILL)
+        server.wait(timeout=10)
+
+
+async def wait_until_up(port: int, server: subprocess.Popen[bytes], log: Path) -> None:
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        if server.poll() is not None:
+            raise RuntimeError(f"the server exited:\n{log.read_text(errors='replace')[-3000:]}")
+        conn = Connection(port)
+        try:
+            status, _ = await conn.request("GET", "/healthz")
+            if status == 200:
+                return
+        except (ConnectionLost, OSError):
+            pass
+        finally:
+            await conn.close()
+        await asyncio.sleep(0.2)
+    raise RuntimeError("the server did not answer /healthz within 60 s")
+
+
+# -- the report ------------------------------------------------------------------------------------
+
+
+def percentile(values: list[float], q: float) -> float:
+    if not values:
+        return math.nan
+    ordered = sorted(values)
+    return ordered[max(0, math.ceil(q * len(ordered)) - 1)]
+
+
+def summarize(run: Run, t0: float, t1: float, cpu: dict[str, float]) -> dict[str, Any]:
+    window = [s for s in run.samples if t0 <= s.started + s.latency < t1]
+    moves = [s for s in window if s.kind == "move"]
+    ok = [s for s in moves if s.status == 200]
+    lat = [s.latency * 1000 for s in moves]
+    buckets = Counter(int((s.started + s.latency - t0) // 5) for s in ok)
+    statuses = Counter(f"{s.kind} {s.status or 'connection lost'}" for s in run.samples)
+    return {
+        "window_s": round(t1 - t0, 2),
+        "moves_ok": len(ok),
+        "moves_per_s": round(len(ok) / (t1 - t0), 1),
+        "moves_per_s_by_5s": [round(buckets[i] / 5, 1) for i in range(int((t1 - t0) // 5))],
+        "requests_per_s": round(len(window) / (t1 - t0), 1),
+        "move_latency_ms": {
+            "p50": round(percentile(lat, 0.50), 2),
+            "p95": round(percentile(lat, 0.95), 2),
+            "p99": round(percentile(lat, 0.99), 2),
+            "max": round(max(lat, default=math.nan), 2),
+            "mean": round(sum(lat) / len(lat), 2) if lat else math.nan,
+        },
+        "other_latency_ms_p50": {
+            kind: round(percentile([s.latency * 1000 for s in window if s.kind == kind], 0.5), 2)
+            for kind in ("start", "resign", "read")
+            if any(s.kind == kind for s in window)
+        },
+        "answers_whole_run": dict(sorted(statuses.items())),
+        "server_errors": sum(1 for s in run.samples if s.status >= 500),
+        "connection_errors": sum(1 for s in run.samples if s.status == 0),
+        "games_started": sum(run.games_started.values()),
+        "games_ended": dict(sorted(run.games_ended.items())),
+        "cpu": {k: round(v, 2) for k, v in cpu.items()},
+    }
+
+
+def machine_facts(database_url: str) -> dict[str, str]:
+    from sqlalchemy import create_engine, text
+
+    cpu = "unknown"
+    for line in Path("/proc/cpuinfo").read_text().splitlines():
+        if line.startswith("model name"):
+            cpu = line.split(":", 1)[1].strip()
+            break
+    mem_kb = int(Path("/proc/meminfo").read_text().split()[1])
+    engine = create_engine(database_url)
+    try:
+        with engine.connect() as conn:
+            pg = str(conn.execute(text("SHOW server_version")).scalar())
+    finally:
+        engine.dispose()
+    return {
+        "nproc": str(os.cpu_count()),
+        "cpu": cpu,
+        "ram": f"{mem_kb / 1024 / 1024:.1f} GiB",
+        "python": platform.python_version(),
+        "postgres": pg,
+        "os": platform.platform(),
+    }
+
+
+def print_report(args: argparse.Namespace, facts: dict[str, str], result: dict[str, Any]) -> None:
+    lat = result["move_latency_ms"]
+    print(f"\n== Patience Hall HTTP load: {args.players} players, {args.workers} workers ==")
+    print("machine: " + ", ".join(f"{k} {v}" for k, v in facts.items()))
+    print(
+        f"window {result['window_s']} s (after {args.warmup} s warm-up), "
+        f"think {args.think_ms} ms ±50%"
+    )
+    print(f"moves/s        {result['moves_per_s']}  (per 5 s: {result['moves_per_s_by_5s']})")
+    print(f"requests/s     {result['requests_per_s']}")
+    print(
+        f"move latency   p50 {lat['p50']} ms  p95 {lat['p95']} ms  p99 {lat['p99']} ms  "
+        f"max {lat['max']} ms  mean {lat['mean']} ms"
+    )
+    print(f"other p50 ms   {result['other_latency_ms_p50']}")
+    print(f"answers        {result['answers_whole_run']}")
+    print(f"games          {result['games_started']} started; ended: {result['games_ended']}")
+    print(f"cpu            {result['cpu']}")
+    print(f"postgres /s    {result['postgres_per_s']}")
+    print(f"5xx {result['server_errors']}, lost connections {result['connection_errors']}")
+
+
+# -- main ------------------------------------------------------------------------------------------
+
+
+async def benchmark(args: argparse.Namespace, port: int, server_pid: int) -> dict[str, Any]:
+    database = check_local(args.database_url).database
+    tokens = await make_players(port, args.players)
+    run = Run(port=port, think=args.think_ms / 1000, max_moves=args.max_moves)
+    tasks = [
+        asyncio.create_task(play(run, token, args.seed * 100_003 + i))
+        for i, token in enumerate(tokens)
+    ]
+    try:
+        await asyncio.sleep(args.warmup)
+        pg_before = await asyncio.to_thread(pg_counters, args.database_url)
+        t0, before = time.perf_counter(), cpu_snapshot(server_pid, database)
+        while time.perf_counter() < t0 + args.duration and not all(t.done() for t in tasks):
+            await asyncio.sleep(min(0.1, max(0.0, t0 + args.duration - time.perf_counter())))
+        t1, after = time.perf_counter(), cpu_snapshot(server_pid, database)
+        pg_after = await asyncio.to_thread(pg_counters, args.database_url)
+    finally:
+        run.stop.set()
+        done, pending = await asyncio.wait(tasks, timeout=15)
+        for task in pending:
+            task.cancel()
+    for task in done:
+        if task.exception() is not None:
+            run.errors.append(f"a player crashed: {task.exception()!r}")
+    moves = sum(
+        1
+        for s in run.samples
+        if s.kind == "move" and s.status == 200 and t0 <= s.started + s.latency < t1
+    )
+    result = summarize(run, t0, t1, cpu_report(before, after, moves))
+    # The counters include the two connections that read them.
+    result["postgres_per_s"] = {
+        k: round((pg_after[k] - pg_before[k]) / (t1 - t0), 1) for k in pg_before
+    }
+    result["client_errors_sample"] = run.errors[:10]
+    return result
+
+
+def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--players", type=int, default=100, help="concurrent API players")
+    parser.add_argument("--duration", type=float, default=30, help="measured seconds")
+    parser.add_argument("--warmup", type=float, default=5, help="seconds before measuring")
+    parser.add_argument(
+        "--think-ms", type=float, default=100, help="mean pause before each move (±50%%)"
+    )
+    parser.add_argument("--workers", type=int, default=2, help="uvicorn worker processes")
+    parser.add_argument("--database-url", default=DEFAULT_DB, help="dropped and recreated")
+    parser.add_argument(
+        "--max-moves", type=int, default=300, help="resign a game after this many moves"
+    )
+    parser.add_argument("--access-log", action="store_true", help="keep uvicorn's access log")
+    parser.add_argument(
+        "--db-pool-size", type=int, help="the server's DB_POOL_SIZE (default: the app's)"
+    )
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--json", type=Path, help="also write the results here as JSON")
+    args = parser.parse_args(argv)
+    if not 1 <= args.players <= 2000 or not 0 < args.duration <= 600 or args.workers < 1:
+        parser.error("--players 1..2000, --duration up to 600 s, --workers 1 or more")
+    if args.warmup < 0 or args.think_ms < 0:
+        parser.error("--warmup and --think-ms cannot be negative")
+    return args
+
+
+def _interrupted(signum: int, _frame: Any) -> None:
+    raise KeyboardInterrupt(f"signal {signum}")
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse_args(argv)
+    check_local(args.database_url)
+    signal.signal(signal.SIGTERM, _interrupted)
+    fresh_database(args.database_url)
+    facts = machine_facts(args.database_url)
+    port = free_port()
+    log = Path(tempfile.mkstemp(prefix="ph-load-server-", suffix=".log")[1])
+    server = start_server(args, port, log)
+    try:
+        loop_policy = None
+        with contextlib.suppress(ImportError):
+            import uvloop
+
+            loop_policy = uvloop.new_event_loop
+
+        async def go() -> dict[str, Any]:
+            await wait_until_up(port, server, log)
+            return await benchmark(args, port, server.pid)
+
+        with asyncio.Runner(loop_factory=loop_policy) as runner:
+            result = runner.run(go())
+    except KeyboardInterrupt:
+        print("interrupted: stopping the server", file=sys.stderr)
+        return 130
+    finally:
+        stop_server(server)
+    result["machine"] = facts
+    result["command"] = "python bench/load.py " + " ".join(sys.argv[1:] if argv is None else argv)
+    print_report(args, facts, result)
+    if result["client_errors_sample"]:
+        print("sample of errors:", *result["client_errors_sample"], sep="\n  ")
+    print(f"server log: {log}")
+    if args.json:
+        args.json.write_text(json.dumps(result, indent=2) + "\n")
+    failed = result["server_errors"] or result["connection_errors"]
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,34 @@
+#!/bin/sh
+# The container's start command: check the settings, bring the database schema up to date, then
+# serve with several uvicorn workers. It runs as is outside Docker too, e.g.
+#   APP_ENV=production DEAL_KEY=… SESSION_SECRET=… DATABASE_URL=… HOST=127.0.0.1 PORT=8001 \
+#     PATH=.venv/bin:$PATH scripts/docker-start.sh
+set -eu
+cd "$(dirname "$0")/.."
+
+python=${PYTHON:-python}
+
+# Fail fast with one clear line when the settings are refused (e.g. production with the
+# development DEAL_KEY), rather than with a traceback from the migration step.
+"$python" - <<'PY'
+import sys
+
+from pydantic import ValidationError
+
+from app.config import get_settings
+
+try:
+    settings = get_settings()
+except ValidationError as exc:
+    for error in exc.errors():
+        print(f"patience-hall: {error['msg']}", file=sys.stderr)
+    sys.exit(78)  # EX_CONFIG
+print(f"patience-hall: settings ok (APP_ENV={settings.app_env})", file=sys.stderr)
+PY
+
+"$python" -m alembic upgrade head
+
+exec "$python" -m uvicorn --factory app.main:create_app \
+  --host "${HOST:-0.0.0.0}" --port "${PORT:-8000}" \
+  --workers "${WEB_CONCURRENCY:-4}" \
+  --proxy-headers --no-server-header "$@"
