@@ -25,7 +25,10 @@ class Settings(BaseSettings):
     session_secret: str = DEVELOPMENT_SESSION_SECRET
     cookie_secure: bool = False
     leaderboard_min_games: int = Field(default=10, ge=1)
-    db_pool_size: int = Field(default=10, ge=1)
+    # Recent-period leaderboards add up many rows: their rows are served for this long, then
+    # refreshed in the background (0: computed on every request).
+    leaderboard_cache_seconds: float = Field(default=30.0, ge=0)
+    db_pool_size: int = Field(default=20, ge=1)
 
     @model_validator(mode="after")
     def _no_development_secrets_in_production(self) -> Settings:

@@ -8,7 +8,7 @@ checked on the way back in so that a damaged row fails loudly instead of dealing
 
 from __future__ import annotations
 
-from app.engine.cards import RANKS, SUITS, code_of
+from app.engine.cards import SUITS, code_of
 from app.engine.errors import CorruptState, UnknownGame
 from app.engine.games import get_ruleset
 from app.engine.state import Pile, State
@@ -51,17 +51,15 @@ def loads(text: str) -> State:
     return state
 
 
+_FACES = {code_of(c): c for c in range(52)} | {
+    code_of(c)[0] + code_of(c)[1].lower(): ~c for c in range(52)
+}
+
+
 def _pile(field: str) -> Pile:
     if len(field) % 2:
         raise CorruptState(f"pile {field!r} is not a run of card codes")
-    out = []
-    for i in range(0, len(field), 2):
-        rank, suit = field[i], field[i + 1]
-        r = RANKS.index(rank)
-        if suit in SUITS:
-            out.append(SUITS.index(suit) * 13 + r)
-        elif suit in _LOWER:
-            out.append(~(_LOWER.index(suit) * 13 + r))
-        else:
-            raise CorruptState(f"{rank + suit!r} is not a card")
-    return tuple(out)
+    try:
+        return tuple([_FACES[field[i : i + 2]] for i in range(0, len(field), 2)])
+    except KeyError as exc:
+        raise CorruptState(f"{exc.args[0]!r} is not a card") from None

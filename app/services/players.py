@@ -97,10 +97,6 @@ def get_player(db: Session, player_id: str) -> Player | None:
     return db.get(Player, player_id)
 
 
-def player_for_token(db: Session, token: str) -> Player | None:
-    return db.scalar(select(Player).where(Player.token_hash == hash_token(token)))
-
-
 def rename(db: Session, player: Player, name: str) -> Player:
     check_name(name)
     other = _find_by_name(db, name)
@@ -136,8 +132,14 @@ def sign_in(db: Session, name: str, password: str) -> Player:
 class Players:
     """The player use cases, each in its own transaction."""
 
+    # Players are never deleted and tokens never change, so what was found once stays true:
+    # remembering it saves a database round trip on every API call and every page.
+    _CACHE_LIMIT = 100_000
+
     def __init__(self, sessions: sessionmaker[Session]) -> None:
         self.sessions = sessions
+        self._token_owner: dict[str, str] = {}
+        self._known: set[str] = set()
 
     def create_anonymous(self) -> Player:
         with self.sessions.begin() as db:
@@ -149,9 +151,23 @@ class Players:
             assert token is not None
             return player, token
 
+    def known(self, player_id: str) -> bool:
+        """Whether the player is known to exist without asking the database."""
+        return player_id in self._known
+
+    def cached_token_owner(self, token: str) -> str | None:
+        return self._token_owner.get(hash_token(token))
+
     def exists(self, player_id: str) -> bool:
+        if player_id in self._known:
+            return True
         with self.sessions() as db:
-            return db.get(Player, player_id) is not None
+            found = db.scalar(select(Player.id).where(Player.id == player_id)) is not None
+        if found:
+            if len(self._known) >= self._CACHE_LIMIT:
+                self._known.clear()
+            self._known.add(player_id)
+        return found
 
     def get(self, player_id: str) -> Player | None:
         with self.sessions() as db:
@@ -162,9 +178,17 @@ class Players:
             return find_by_name(db, name)
 
     def id_for_token(self, token: str) -> str | None:
+        digest = hash_token(token)
+        owner = self._token_owner.get(digest)
+        if owner is not None:
+            return owner
         with self.sessions() as db:
-            player = player_for_token(db, token)
-            return None if player is None else player.id
+            owner = db.scalar(select(Player.id).where(Player.token_hash == digest))
+        if owner is not None:
+            if len(self._token_owner) >= self._CACHE_LIMIT:
+                self._token_owner.clear()
+            self._token_owner[digest] = owner
+        return owner
 
     def rename(self, player_id: str, name: str) -> Player:
         with self.sessions.begin() as db:

@@ -9,6 +9,7 @@ from fastapi.responses import JSONResponse
 from pydantic import BaseModel, ConfigDict, Field, StrictInt, StrictStr
 
 from app.engine import MAX_DEAL, Move
+from app.services.games import GameView
 from app.web.deps import ApiPlayer, DealsDep, GamesDep, PlayersDep
 
 router = APIRouter(prefix="/api", tags=["api"])
@@ -49,40 +50,51 @@ def create_player(players: PlayersDep, body: NewPlayer | None = None) -> PlayerC
     return PlayerCreated(id=player.id, name=player.name, token=token)
 
 
-@router.post("/games", status_code=201)
-def start_game(body: NewGame, player: ApiPlayer, games: GamesDep) -> dict[str, Any]:
-    return games.start(player, body.game, body.deal).to_json()
+def state_response(view: GameView, status: int = 200) -> JSONResponse:
+    # A game state is plain JSON already: handing it straight to the response skips FastAPI's
+    # generic encoder, which costs more than the move itself.
+    return JSONResponse(view.to_json(), status_code=status)
 
 
-@router.get("/games/{game_id}")
-def read_game(game_id: str, games: GamesDep) -> dict[str, Any]:
-    return games.get(game_id).to_json()
+GAME_STATE: dict[int | str, dict[str, Any]] = {
+    200: {"description": "The game state (contract.md, Game state)."}
+}
 
 
-@router.post("/games/{game_id}/moves", response_model=None)
+@router.post("/games", status_code=201, response_class=JSONResponse, responses=GAME_STATE)
+def start_game(body: NewGame, player: ApiPlayer, games: GamesDep) -> JSONResponse:
+    return state_response(games.start(player, body.game, body.deal), 201)
+
+
+@router.get("/games/{game_id}", response_class=JSONResponse, responses=GAME_STATE)
+def read_game(game_id: str, games: GamesDep) -> JSONResponse:
+    return state_response(games.get(game_id))
+
+
+@router.post("/games/{game_id}/moves", response_class=JSONResponse, responses=GAME_STATE)
 def play_move(
     game_id: str,
     body: MoveRequest,
     player: ApiPlayer,
     games: GamesDep,
     idempotency_key: IdempotencyKey = None,
-) -> dict[str, Any] | JSONResponse:
+) -> JSONResponse:
     outcome = games.move(
         game_id, player, Move(body.from_, body.to, body.count), body.version, idempotency_key
     )
     if outcome.replayed is not None:
         return JSONResponse(outcome.replayed, headers={"Idempotent-Replayed": "true"})
-    return outcome.view.to_json()
+    return state_response(outcome.view)
 
 
-@router.post("/games/{game_id}/undo")
-def undo(game_id: str, player: ApiPlayer, games: GamesDep) -> dict[str, Any]:
-    return games.undo(game_id, player).to_json()
+@router.post("/games/{game_id}/undo", response_class=JSONResponse, responses=GAME_STATE)
+def undo(game_id: str, player: ApiPlayer, games: GamesDep) -> JSONResponse:
+    return state_response(games.undo(game_id, player))
 
 
-@router.post("/games/{game_id}/resign")
-def resign(game_id: str, player: ApiPlayer, games: GamesDep) -> dict[str, Any]:
-    return games.resign(game_id, player).to_json()
+@router.post("/games/{game_id}/resign", response_class=JSONResponse, responses=GAME_STATE)
+def resign(game_id: str, player: ApiPlayer, games: GamesDep) -> JSONResponse:
+    return state_response(games.resign(game_id, player))
 
 
 @router.get("/deals/{game}/{number}")

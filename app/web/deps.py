@@ -1,10 +1,16 @@
-"""Typed dependencies: the game service, and who is asking (browser cookie or API token)."""
+"""Typed dependencies: the game service, and who is asking (browser cookie or API token).
+
+They are ``async``: FastAPI runs a plain ``def`` dependency in its thread pool, one hop per
+dependency per request, while these only read app state or an in-memory cache; the rare
+database look-up goes to the thread pool explicitly.
+"""
 
 from __future__ import annotations
 
 from typing import Annotated
 
 from fastapi import Depends, Request
+from starlette.concurrency import run_in_threadpool
 
 from app.config import Settings
 from app.services.deals import Deals
@@ -15,22 +21,22 @@ from app.services.players import Players
 SESSION_PLAYER = "pid"
 
 
-def get_settings_dep(request: Request) -> Settings:
+async def get_settings_dep(request: Request) -> Settings:
     settings: Settings = request.app.state.settings
     return settings
 
 
-def get_games(request: Request) -> Games:
+async def get_games(request: Request) -> Games:
     games: Games = request.app.state.games
     return games
 
 
-def get_players(request: Request) -> Players:
+async def get_players(request: Request) -> Players:
     players: Players = request.app.state.players
     return players
 
 
-def get_deals(request: Request) -> Deals:
+async def get_deals(request: Request) -> Deals:
     deals: Deals = request.app.state.deals
     return deals
 
@@ -41,23 +47,29 @@ PlayersDep = Annotated[Players, Depends(get_players)]
 DealsDep = Annotated[Deals, Depends(get_deals)]
 
 
-def browser_player_id(request: Request, players: PlayersDep) -> str:
+async def browser_player_id(request: Request, players: PlayersDep) -> str:
     """The browser's player, created (anonymous, with a random name) on the first visit."""
     pid = request.session.get(SESSION_PLAYER)
-    if not isinstance(pid, str) or not players.exists(pid):
-        pid = players.create_anonymous().id
-        request.session[SESSION_PLAYER] = pid
+    if isinstance(pid, str) and (
+        players.known(pid) or await run_in_threadpool(players.exists, pid)
+    ):
+        return pid
+    pid = (await run_in_threadpool(players.create_anonymous)).id
+    request.session[SESSION_PLAYER] = pid
     return pid
 
 
-def api_player_id(request: Request, players: PlayersDep) -> str:
+async def api_player_id(request: Request, players: PlayersDep) -> str:
     """The API caller's player, from ``Authorization: Bearer <token>``; cookies are ignored."""
     scheme, _, token = request.headers.get("authorization", "").partition(" ")
-    if scheme.lower() != "bearer" or not token.strip():
+    token = token.strip()
+    if scheme.lower() != "bearer" or not token:
         raise Unauthenticated(
             "Send Authorization: Bearer <token>; get a token from POST /api/players."
         )
-    player_id = players.id_for_token(token.strip())
+    player_id = players.cached_token_owner(token)
+    if player_id is None:
+        player_id = await run_in_threadpool(players.id_for_token, token)
     if player_id is None:
         raise Unauthenticated("That token is not valid.")
     return player_id
