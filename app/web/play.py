@@ -1,11 +1,14 @@
 """Browser play: start a game, move, undo, resign.
 
-With ``HX-Request`` the answer is a fragment of only the piles that changed (out-of-band swaps)
-plus the status; without it, a 303 back to the board, so play works with JavaScript off.
+Every way of moving on the board (click, drag, double-click, keyboard, the no-JavaScript form)
+posts the same move form here. With ``HX-Request`` the answer is a fragment of only the piles
+that changed (out-of-band swaps) plus the status and an announcement; without it, a 303 back to
+the board, so play works with JavaScript off.
 """
 
 from __future__ import annotations
 
+import re
 from typing import Annotated
 
 from fastapi import APIRouter, Form, Request
@@ -13,13 +16,23 @@ from fastapi.responses import RedirectResponse, Response
 
 from app.engine import InvalidMove, Move
 from app.services.errors import ServiceError
-from app.services.games import GameView
-from app.web.board import pile_views, status_context
+from app.services.games import Games, GameView, MoveOutcome
+from app.web.board import (
+    auto_move_candidate,
+    describe_move,
+    describe_undo,
+    pile_views,
+    status_context,
+)
 from app.web.deps import BrowserPlayer, GamesDep
 from app.web.htmx import is_htmx, vary_on_htmx
-from app.web.templating import render
+from app.web.templating import prefs_of, render
 
 router = APIRouter()
+_DIGITS = re.compile(r"[0-9]{1,20}")
+
+BOARD_FLASH = "board"  # session key: what the no-JavaScript board says after a redirect
+DEAL = "deal"  # the move form's "deal" button: deal from the stock, or redeal when that is due
 
 
 @router.post("/games")
@@ -30,7 +43,7 @@ def start(
     game: Annotated[str, Form(max_length=64)],
     deal: Annotated[str, Form(max_length=20)] = "",
 ) -> Response:
-    number = int(deal) if deal.strip().isdigit() else None
+    number = _whole_number(deal)
     if deal.strip() and number is None:
         return render(
             request,
@@ -42,56 +55,89 @@ def start(
     return RedirectResponse(f"/games/{view.record.id}", status_code=303)
 
 
+def _whole_number(text: str) -> int | None:
+    """A plain decimal number (ASCII digits only: ``"²".isdigit()`` is true, yet no number)."""
+    text = text.strip()
+    return int(text) if _DIGITS.fullmatch(text) else None
+
+
 def _answer(
     request: Request,
     game_id: str,
+    games: Games,
     view: GameView | None,
-    error: str | None,
+    *,
+    changed: tuple[str, ...] | None = None,
+    text: str = "",
+    error: str | None = None,
     status: int = 200,
-    games: GamesDep | None = None,
 ) -> Response:
-    """The HTMX fragment or the no-JavaScript redirect for a board action."""
+    """The HTMX fragment or the no-JavaScript redirect for a board action.
+
+    ``view`` is None after a refusal: then the whole current board is sent, so that whatever
+    the browser showed (another tab may have moved) is right again.
+    """
     if not is_htmx(request):
-        if error:
-            request.session["flash"] = error
+        said = {"game": game_id, "text": error or text, "error": bool(error)}
+        request.session[BOARD_FLASH] = said
         return vary_on_htmx(RedirectResponse(f"/games/{game_id}", status_code=303))
     if view is None:
-        assert games is not None
         view = games.get(game_id)
-        changed = None  # after a refusal the whole board is sent, so it is right again
-    else:
-        # A finished game shows every card, so the whole board is sent again.
-        changed = view.step.changed if view.step and not view.finished else None
+        changed = None
+    elif view.finished:
+        changed = None  # a finished game shows every card, so the whole board is sent again
     response = render(
         request,
         "components/move_response.html",
         {
             "piles": pile_views(view, changed),
             "status": status_context(view),
-            "error": error,
-            "announce": error or _announce(view),
+            "announce": {"text": error or text, "error": bool(error)},
         },
         status,
     )
     return vary_on_htmx(response)
 
 
-def _announce(view: GameView) -> str:
-    step = view.step
-    if step is None:
-        return ""
-    return f"Played {step.move}."
-
-
-def _parse_move(move: str | None, source: str | None, target: str | None, count: str) -> Move:
-    """The move from either a notation field (``t2-t7/3``) or from/to/count fields."""
+def _parse_move(
+    move: str | None, source: str | None, target: str | None, count: str, games: Games, gid: str
+) -> Move:
+    """The move from a notation field (``t2-t7/3``, or ``deal``) or from from/to/count fields."""
+    if move == DEAL:
+        legal = games.get(gid).legal_moves
+        redeal = [m for m in legal if m.source == "waste" and m.target == "stock"]
+        return redeal[0] if redeal else Move("stock", "waste")
     if move:
         return Move.parse(move)
     if not source or not target:
         raise InvalidMove("Say which pile to move from and which pile to move to.")
-    if not count.strip().isdigit() or not 1 <= int(count) <= 1000:
+    n = _whole_number(count)
+    if n is None or not 1 <= n <= 1000:
         raise InvalidMove("The number of cards to move must be a whole number from 1.")
-    return Move(source, target, int(count))
+    return Move(source, target, n)
+
+
+def _auto_moves(
+    games: Games, game_id: str, player: str, first: MoveOutcome, keep: str
+) -> tuple[GameView, set[str], list[str]]:
+    """The auto-move preference: ordinary logged moves to the foundations, one at a time."""
+    view = first.view
+    changed: set[str] = set(view.step.changed if view.step else ())
+    said: list[str] = []
+    for _ in range(view.rules.cards):
+        if view.finished:
+            break
+        move = auto_move_candidate(view.rules, view.state, view.legal_moves, keep)
+        if move is None:
+            break
+        try:
+            view = games.move(game_id, player, move, view.record.version).view
+        except ServiceError:  # another tab moved meanwhile: stop, the board shows the truth
+            break
+        if view.step is not None:
+            changed.update(view.step.changed)
+            said.append(describe_move(view.rules, view.step).replace("Moved", "Auto-moved", 1))
+    return view, changed, said
 
 
 @router.post("/games/{game_id}/moves")
@@ -107,14 +153,32 @@ def move(
     notation: Annotated[str | None, Form(alias="move", max_length=24)] = None,
 ) -> Response:
     try:
-        outcome = games.move(game_id, player, _parse_move(notation, from_, to, count), version)
+        chosen = _parse_move(notation, from_, to, count, games, game_id)
+        outcome = games.move(game_id, player, chosen, version)
     except InvalidMove as exc:
-        return _answer(request, game_id, None, str(exc), 422, games)
+        return _answer(request, game_id, games, None, error=str(exc), status=422)
     except ServiceError as exc:
         if exc.status in (403, 404):
             raise
-        return _answer(request, game_id, None, exc.message, exc.status, games)
-    return _answer(request, game_id, outcome.view, None)
+        return _answer(request, game_id, games, None, error=exc.message, status=exc.status)
+    view = outcome.view
+    assert view.step is not None
+    text = describe_move(view.rules, view.step)
+    changed = set(view.step.changed)
+    if prefs_of(request).auto and not view.finished:
+        # The card the player just placed stays where they put it; a card dealt from the
+        # stock was not placed by choice, so it may go up.
+        keep = "" if chosen.source == "stock" else chosen.target
+        view, changed, said = _auto_moves(games, game_id, player, outcome, keep)
+        text = " ".join([text, *said])
+    if view.record.status == "won":
+        text += " You won!"
+    elif view.finished:
+        text += " No legal move is left: the game is over."
+    order = view.rules.pile_ids
+    return _answer(
+        request, game_id, games, view, changed=tuple(p for p in order if p in changed), text=text
+    )
 
 
 @router.post("/games/{game_id}/undo")
@@ -124,8 +188,11 @@ def undo(request: Request, game_id: str, player: BrowserPlayer, games: GamesDep)
     except ServiceError as exc:
         if exc.status in (403, 404):
             raise
-        return _answer(request, game_id, None, exc.message, exc.status, games)
-    return _answer(request, game_id, view, None)
+        return _answer(request, game_id, games, None, error=exc.message, status=exc.status)
+    step = view.step
+    changed = step.changed if step else ()
+    text = describe_undo(view.rules, step) if step else "Took back a move."
+    return _answer(request, game_id, games, view, changed=changed, text=text)
 
 
 @router.post("/games/{game_id}/resign")
@@ -135,5 +202,5 @@ def resign(request: Request, game_id: str, player: BrowserPlayer, games: GamesDe
     except ServiceError as exc:
         if exc.status in (403, 404):
             raise
-        return _answer(request, game_id, None, exc.message, exc.status, games)
-    return _answer(request, game_id, view, None)
+        return _answer(request, game_id, games, None, error=exc.message, status=exc.status)
+    return _answer(request, game_id, games, view, text="You resigned: the game is over.")

@@ -20,18 +20,45 @@ from sqlalchemy import select
 
 from app.db.models import Game, MoveRecord
 from app.engine import Move, Ruleset, State, get_ruleset
+from app.engine.cards import RANK_LABELS, RANKS, SUITS, name_of, parse_code
 from app.engine.deals import deal_seed
 
 PILE_RE = re.compile(
-    r'<div id="pile-(?P<id>[a-z0-9]+)" class="pile (?P<kind>\w+)(?P<fan> fanned)?"'
-    r'[^>]*data-count="(?P<count>\d+)"[^>]*>(?P<body>.*?)</div>',
+    r'<ol id="pile-(?P<id>[a-z0-9]+)" class="pile (?P<kind>\w+)(?P<fan> fanned)?"'
+    r'[^>]*data-count="(?P<count>\d+)"[^>]*>(?P<body>.*?)</ol>',
     re.S,
 )
 STATUS_RE = re.compile(
     r'<div id="game-status" class="status (?P<status>\w+)" data-game="(?P<game>[^"]+)" '
     r'data-version="(?P<version>\d+)"'
 )
-CARD_RE = re.compile(r'data-card="([^"]+)"')
+# A pile holds nothing but cards, and a card is exactly one of these two shapes: a back that says
+# nothing but "face-down card", or a face whose suit class, name and index all tell the same card.
+ITEM_RE = re.compile(r"<li\b[^>]*>[^<]*</li>")
+BACK = '<li class="b" aria-label="face-down card"></li>'
+FACE_RE = re.compile(
+    r'<li class="(?P<suit>[cdhs])" aria-label="(?P<name>[^"<>]+)">(?P<rank>[^<]+)</li>'
+)
+CARD_BY_NAME = {name_of(parse_code(r + s)): r + s for r in RANKS for s in SUITS}
+
+
+def pile_items(pid: str, body: str) -> list[str | None]:
+    """The cards a pile's markup shows, bottom to top: a code per face, None per back."""
+    items = ITEM_RE.findall(body)
+    assert "".join(items) == body.strip(), f"{pid} holds something other than cards"
+    out: list[str | None] = []
+    for item in items:
+        if item == BACK:
+            out.append(None)
+            continue
+        face = FACE_RE.fullmatch(item)
+        assert face is not None, f"{pid} shows a card in an unknown shape: {item}"
+        code = CARD_BY_NAME.get(face["name"])
+        assert code is not None, f"{pid} names no card: {face['name']}"
+        rank = RANK_LABELS[RANKS.index(code[0])]
+        assert face["suit"] == code[1].lower() and face["rank"] == rank, f"{pid}: {item}"
+        out.append(code)
+    return out
 
 
 @dataclass
@@ -89,23 +116,20 @@ class HiddenCardGuard:
         seen = 0
         for m in PILE_RE.finditer(body):
             seen += 1
-            pid, inner = m["id"], m["body"]
-            shown = CARD_RE.findall(inner)
-            backs = inner.count('class="card back"')
+            pid = m["id"]
+            items = pile_items(pid, m["body"])
             if pid == "stock":
-                assert not shown, "a stock card reached the page"
+                assert not any(items), "a stock card reached the page"
+                assert len(items) <= 1, "the stock shows more than one back"
                 assert int(m["count"]) == public["stock"]["count"]
                 continue
             cards = public[pid]["cards"]
             assert isinstance(cards, list)
             assert int(m["count"]) == len(cards)
             if m["fan"]:
-                assert shown == [c for c in cards if c is not None], f"{pid} shows wrong cards"
-                assert backs == cards.count(None), f"{pid} shows wrong backs"
+                assert items == cards, f"{pid} shows wrong cards or backs"
             else:
-                top = cards[-1] if cards else None
-                assert shown == ([top] if top else []), f"{pid} shows more than its top card"
-                assert backs == (1 if cards and top is None else 0)
+                assert items == cards[-1:], f"{pid} shows more than its top card"
         assert seen, "a board without piles"
         self.checked_games += 1
 

@@ -1,0 +1,66 @@
+"""A player's own games: the unfinished ones to resume (from any device they sign in on) and
+the latest finished ones."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session, sessionmaker
+
+from app.db.models import Game
+from app.engine import Status
+
+
+@dataclass(frozen=True, slots=True)
+class PlayedGame:
+    id: str
+    game: str
+    deal: int
+    status: str
+    moves: int
+    started_at: datetime | None  # the first move; None until one is made
+    updated_at: datetime
+    duration_ms: int | None
+
+
+@dataclass(frozen=True, slots=True)
+class MyGames:
+    in_progress: list[PlayedGame]
+    finished: list[PlayedGame]
+
+
+class History:
+    def __init__(self, sessions: sessionmaker[Session]) -> None:
+        self.sessions = sessions
+
+    def of(self, player_id: str, limit: int = 50) -> MyGames:
+        """The player's games in progress and finished games, latest activity first."""
+        with self.sessions() as db:
+            return MyGames(
+                self._games(db, player_id, playing=True, limit=limit),
+                self._games(db, player_id, playing=False, limit=limit),
+            )
+
+    @staticmethod
+    def _games(db: Session, player_id: str, *, playing: bool, limit: int) -> list[PlayedGame]:
+        query = select(Game).where(Game.player_id == player_id)
+        if playing:
+            query = query.where(Game.status == Status.PLAYING)
+        else:
+            query = query.where(Game.status != Status.PLAYING)
+        rows = db.scalars(query.order_by(Game.updated_at.desc(), Game.id).limit(limit)).all()
+        return [
+            PlayedGame(
+                g.id,
+                g.game,
+                g.deal,
+                g.status,
+                g.moves,
+                g.first_move_at,
+                g.updated_at,
+                g.duration_ms,
+            )
+            for g in rows
+        ]

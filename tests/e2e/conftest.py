@@ -1,0 +1,149 @@
+"""A real server and a real browser: uvicorn on a free local port against a fresh SQLite
+database (migrated with Alembic first), driven by Debian's Chromium through Playwright.
+
+Playwright's own browser download does not work on this machine, so the browser is always
+/usr/bin/chromium (override with E2E_CHROMIUM).
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from app.config import PROJECT_DIR
+from app.engine import DEVELOPMENT_KEY
+from tests.databases import migrate
+
+CHROMIUM = os.environ.get("E2E_CHROMIUM", "/usr/bin/chromium")
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+    "--disable-quic",
+]
+SCREENSHOTS = PROJECT_DIR / "test-artifacts" / "screenshots"
+
+try:
+    from playwright.sync_api import Browser, BrowserContext, Page, Playwright, sync_playwright
+except ImportError:  # pragma: no cover - the dev extras install it
+    sync_playwright = None  # type: ignore[assignment]
+
+
+@dataclass(frozen=True)
+class Server:
+    url: str
+    database_url: str
+    database: Path
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def _wait_until_up(url: str, proc: subprocess.Popen[bytes], log: Path) -> None:
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise RuntimeError(f"the server stopped: {log.read_text()[-2000:]}")
+        try:
+            with urllib.request.urlopen(f"{url}/healthz", timeout=1) as answer:
+                if answer.status == 200:
+                    return
+        except OSError:
+            time.sleep(0.1)
+    raise RuntimeError(f"the server did not start in time: {log.read_text()[-2000:]}")
+
+
+@pytest.fixture(scope="session")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+    if sync_playwright is None or not Path(CHROMIUM).exists():
+        pytest.skip("the end-to-end tests need the playwright package and Chromium")
+    where = tmp_path_factory.mktemp("e2e")
+    database = where / "e2e.db"
+    url = f"sqlite:///{database}"
+    migrate(url)
+    port = _free_port()
+    env = {
+        **os.environ,
+        "APP_ENV": "test",
+        "DATABASE_URL": url,
+        "DEAL_KEY": DEVELOPMENT_KEY.decode(),  # the plans in the tests are for this key
+        "LEADERBOARD_MIN_GAMES": "10",
+    }
+    log = where / "server.log"
+    with log.open("wb") as out:
+        command = [sys.executable, "-m", "uvicorn", "--factory", "app.main:create_app"]
+        command += ["--host", "127.0.0.1", "--port", str(port), "--log-level", "warning"]
+        proc = subprocess.Popen(
+            command,
+            cwd=PROJECT_DIR,
+            env=env,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+        )
+    base = f"http://127.0.0.1:{port}"
+    try:
+        _wait_until_up(base, proc, log)
+        yield Server(base, url, database)
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait(5)
+
+
+@pytest.fixture(scope="session")
+def playwright() -> Iterator[Playwright]:
+    if sync_playwright is None:
+        pytest.skip("the end-to-end tests need the playwright package")
+    with sync_playwright() as p:
+        yield p
+
+
+@pytest.fixture(scope="session")
+def browser(playwright: Playwright, server: Server) -> Iterator[Browser]:
+    chromium = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+    yield chromium
+    chromium.close()
+
+
+@pytest.fixture()
+def context(browser: Browser, server: Server) -> Iterator[BrowserContext]:
+    """A fresh browser profile: a new anonymous player."""
+    ctx = browser.new_context(base_url=server.url, viewport={"width": 1280, "height": 800})
+    ctx.set_default_timeout(10_000)
+    yield ctx
+    ctx.close()
+
+
+@pytest.fixture()
+def page(context: BrowserContext) -> Iterator[Page]:
+    """A page that fails the test on any script error in the browser."""
+    errors: list[str] = []
+    p = context.new_page()
+    p.on("pageerror", lambda exc: errors.append(str(exc)))
+    yield p
+    assert not errors, f"script errors in the page: {errors}"
+
+
+@pytest.fixture(scope="session")
+def screenshots() -> Path:
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    return SCREENSHOTS

@@ -1,0 +1,174 @@
+"""Driving the board the way a player does, and reading it back."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from playwright.sync_api import Page
+
+from app.engine import Move
+from app.engine.cards import RANKS, SUITS, name_of, parse_code
+
+CODE_BY_NAME = {name_of(parse_code(r + s)): r + s for r in RANKS for s in SUITS}
+
+
+def open_deal(page: Page, slug: str, deal: int) -> str:
+    """Open the deal's shared page, press *Play this deal*; returns the new game's id."""
+    page.goto(f"/deal/{slug}/{deal}")
+    page.get_by_role("button", name="Play this deal").click()
+    page.wait_for_url(re.compile(r"/games/[A-Za-z0-9_-]+$"))
+    page.wait_for_selector("#game-status")
+    return page.url.rsplit("/", 1)[1]
+
+
+def game_json(page: Page, game_id: str) -> dict[str, Any]:
+    answer = page.request.get(f"/api/games/{game_id}")
+    assert answer.ok, answer.text()
+    data: dict[str, Any] = answer.json()
+    return data
+
+
+def version(page: Page) -> int:
+    return int(page.get_attribute("#game-status", "data-version") or -1)
+
+
+def legal(page: Page) -> list[str]:
+    return (page.get_attribute("#game-status", "data-legal") or "").split()
+
+
+def wait_version(page: Page, expected: int) -> None:
+    page.wait_for_function(
+        "v => document.getElementById('game-status').dataset.version === String(v)"
+        " && !document.querySelector('#table.busy')",
+        arg=expected,
+    )
+
+
+def board(page: Page) -> dict[str, dict[str, Any]]:
+    """Each pile as the page shows it: its count and its cards (None for a back)."""
+    raw = page.evaluate(
+        """() => Object.fromEntries([...document.querySelectorAll('#table .pile')].map(el => [
+            el.id.slice(5),
+            {count: Number(el.dataset.count), fanned: el.classList.contains('fanned'),
+             cards: [...el.children].map(li => li.getAttribute('aria-label'))}]))"""
+    )
+    out = {}
+    for pid, pile in raw.items():
+        cards = [None if n == "face-down card" else CODE_BY_NAME[n] for n in pile["cards"]]
+        out[pid] = {"count": pile["count"], "fanned": pile["fanned"], "cards": cards}
+    return out
+
+
+def assert_board_matches(page: Page, state: dict[str, Any]) -> None:
+    """The page shows exactly the game's public view (top cards only for squared piles)."""
+    shown = board(page)
+    assert shown.keys() == state["piles"].keys()
+    for pid, pile in state["piles"].items():
+        if pid == "stock" and state["status"] == "playing":
+            assert shown[pid]["count"] == pile["count"]
+            assert shown[pid]["cards"] == ([None] if pile["count"] else [])
+            continue
+        cards = pile["cards"]
+        assert shown[pid]["count"] == len(cards), pid
+        expected = cards if shown[pid]["fanned"] else cards[-1:]
+        assert shown[pid]["cards"] == expected, pid
+
+
+def mark_piles(page: Page) -> None:
+    page.evaluate(
+        "() => { for (const el of document.querySelectorAll('#table .pile, #game-status'))"
+        " el.__kept = true; }"
+    )
+
+
+def replaced_piles(page: Page) -> set[str]:
+    """Pile ids whose element was swapped for a new one since ``mark_piles``."""
+    ids = page.evaluate(
+        "() => [...document.querySelectorAll('#table .pile')]"
+        ".filter(el => !el.__kept).map(el => el.id.slice(5))"
+    )
+    return set(ids)
+
+
+def status_replaced(page: Page) -> bool:
+    return bool(page.evaluate("() => !document.getElementById('game-status').__kept"))
+
+
+def changed_between(before: dict[str, Any], after: dict[str, Any]) -> set[str]:
+    return {p for p in before["piles"] if before["piles"][p] != after["piles"][p]}
+
+
+# -- the ways of moving --------------------------------------------------------------------
+
+
+def _source_card(page: Page, move: Move) -> Any:
+    cards = page.locator(f"#pile-{move.source} > li")
+    n = cards.count()
+    assert n >= move.count, f"{move.source} shows {n} cards"
+    return cards.nth(n - move.count)
+
+
+def _target(page: Page, pile: str) -> Any:
+    cards = page.locator(f"#pile-{pile} > li")
+    n = cards.count()
+    return cards.nth(n - 1) if n else page.locator(f"#pile-{pile}")
+
+
+def _grip(box: dict[str, float]) -> tuple[float, float]:
+    """A point on the visible top strip of a card, where a player would take hold of it."""
+    return box["x"] + box["width"] / 2, box["y"] + min(8.0, box["height"] / 4)
+
+
+def click_move(page: Page, move: Move) -> None:
+    if move.source == "stock":
+        page.locator("#pile-stock").click()
+        return
+    card = _source_card(page, move)
+    card.click(position={"x": 10, "y": 6})
+    _target(page, move.target).click()
+
+
+def drag_move(page: Page, move: Move) -> None:
+    card = _source_card(page, move)
+    card.scroll_into_view_if_needed()
+    box = card.bounding_box()
+    assert box is not None
+    target = _target(page, move.target).bounding_box()
+    assert target is not None
+    x, y = _grip(box)
+    page.mouse.move(x, y)
+    page.mouse.down()
+    tx, ty = target["x"] + target["width"] / 2, target["y"] + min(20.0, target["height"] / 2)
+    page.mouse.move(tx, ty, steps=12)
+    page.mouse.up()
+
+
+def focus_pile(page: Page, pile: str) -> None:
+    """Walk the focus to ``pile`` with the arrow keys, as a keyboard player does."""
+    if not page.evaluate("() => !!document.activeElement?.classList.contains('pile')"):
+        page.locator("#table .pile").first.focus()
+    for _ in range(40):
+        here = page.evaluate("() => document.activeElement.id.slice(5)")
+        if here == pile:
+            return
+        a = page.locator(f"#pile-{here}").bounding_box()
+        b = page.locator(f"#pile-{pile}").bounding_box()
+        assert a is not None and b is not None
+        dx, dy = b["x"] - a["x"], b["y"] - a["y"]
+        if abs(dy) > 2:
+            page.keyboard.press("ArrowDown" if dy > 0 else "ArrowUp")
+        else:
+            page.keyboard.press("ArrowRight" if dx > 0 else "ArrowLeft")
+    raise AssertionError(f"the arrow keys never reached {pile}")
+
+
+def keyboard_move(page: Page, move: Move) -> None:
+    if move.source == "stock":
+        page.keyboard.press("d")
+        return
+    focus_pile(page, move.source)
+    for _ in range(move.count):
+        page.keyboard.press("Enter")
+    focus_pile(page, move.target)
+    page.keyboard.press("Enter")
