@@ -28,7 +28,8 @@ class Settings(BaseSettings):
     # Recent-period leaderboards add up many rows: their rows are served for this long, then
     # refreshed in the background (0: computed on every request).
     leaderboard_cache_seconds: float = Field(default=30.0, ge=0)
-    db_pool_size: int = Field(default=20, ge=1)
+    # Per worker process; keep workers × pool below PostgreSQL's max_connections.
+    db_pool_size: int = Field(default=30, ge=1)
 
     @model_validator(mode="after")
     def _no_development_secrets_in_production(self) -> Settings:

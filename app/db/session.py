@@ -12,7 +12,7 @@ from sqlalchemy.engine import make_url
 from sqlalchemy.orm import Session, sessionmaker
 
 
-def make_engine(url: str, pool_size: int = 20) -> Engine:
+def make_engine(url: str, pool_size: int = 30) -> Engine:
     parsed = make_url(url)
     if parsed.get_backend_name() == "sqlite":
         if parsed.database and parsed.database != ":memory:":
@@ -20,9 +20,11 @@ def make_engine(url: str, pool_size: int = 20) -> Engine:
         engine = create_engine(url, connect_args={"check_same_thread": False, "timeout": 30})
         _sqlite_transactions_take_the_write_lock(engine)
         return engine
-    # No pre-ping: it would add a round trip to every checkout; recycling old connections and
-    # the pool's own invalidation on a failed statement handle a restarted server instead.
-    return create_engine(url, pool_size=pool_size, max_overflow=pool_size // 2, pool_recycle=1800)
+    # A fixed pool: connections that come and go under load (overflow) cost PostgreSQL a process
+    # fork each, more than the moves themselves. No pre-ping either: it would add a round trip
+    # to every checkout; recycling and the pool's invalidation on a failed statement handle a
+    # restarted server instead.
+    return create_engine(url, pool_size=pool_size, max_overflow=0, pool_recycle=1800)
 
 
 def _sqlite_transactions_take_the_write_lock(engine: Engine) -> None:
