@@ -107,7 +107,11 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.state.games = Games(sessions, settings.deal_key_bytes)
     app.state.players = Players(sessions)
     app.state.deals = Deals(sessions)
-    app.state.leaderboards = Leaderboards(sessions, settings.leaderboard_min_games)
+    app.state.leaderboards = Leaderboards(
+        sessions,
+        settings.leaderboard_min_games,
+        cache_seconds=settings.leaderboard_cache_seconds,
+    )
 
     errors.install(app)
     app.include_router(router)

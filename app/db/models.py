@@ -1,4 +1,4 @@
-"""Tables: players, games, and each game's move log (its audit trail)."""
+"""Tables: players, games, each game's move log (its audit trail), and the statistics counters."""
 
 from __future__ import annotations
 
@@ -74,8 +74,12 @@ class Player(Base):
 class Game(Base):
     __tablename__ = "game"
     __table_args__ = (
-        Index("ix_game_deal", "game", "deal"),
+        # A deal's finished games, latest first (the deal page); the columns change only when
+        # a game starts and ends, so moves still update the row in place.
+        Index("ix_game_deal_finished", "game", "deal", "finished_at"),
         Index("ix_game_player_status", "player_id", "status"),
+        # A player's games in the order they were first played (recent games, streaks).
+        Index("ix_game_player_first_move", "player_id", "first_move_at"),
     )
 
     id: Mapped[str] = mapped_column(String(32), primary_key=True)
@@ -145,9 +149,50 @@ class DailyStats(Base):
     leaderboards add these up."""
 
     __tablename__ = "daily_stats"
-    __table_args__ = (Index("ix_daily_stats_game_day", "game", "day"),)
+    __table_args__ = (
+        # On PostgreSQL the index carries the counters, so a period's rows (tens of thousands
+        # at scale) are added up from the index alone.
+        Index(
+            "ix_daily_stats_game_day",
+            "game",
+            "day",
+            postgresql_include=["player_id", "played", "won"],
+        ),
+    )
 
     player_id: Mapped[str] = mapped_column(ForeignKey("player.id"), primary_key=True)
+    game: Mapped[str] = mapped_column(String(32), primary_key=True)
+    day: Mapped[date] = mapped_column(Date, primary_key=True)
+    played: Mapped[int] = mapped_column(Integer, default=0)
+    won: Mapped[int] = mapped_column(Integer, default=0)
+
+
+class DealStats(Base):
+    """How everyone has fared on one deal, kept current as games are played (like
+    ``PlayerStats``), so that a deal page reads one row however often the deal was played.
+
+    The fewest moves and the fastest time among wins belong to the first game that achieved
+    them: a later game must do strictly better to take the record.
+    """
+
+    __tablename__ = "deal_stats"
+
+    game: Mapped[str] = mapped_column(String(32), primary_key=True)
+    deal: Mapped[int] = mapped_column(BigInteger, primary_key=True)
+    played: Mapped[int] = mapped_column(Integer, default=0)
+    won: Mapped[int] = mapped_column(Integer, default=0)
+    fewest_moves: Mapped[int | None] = mapped_column(Integer)
+    fewest_game_id: Mapped[str | None] = mapped_column(ForeignKey("game.id"))
+    fastest_ms: Mapped[int | None] = mapped_column(BigInteger)
+    fastest_game_id: Mapped[str | None] = mapped_column(ForeignKey("game.id"))
+
+
+class GameDailyStats(Base):
+    """Games played and won per game and UTC day of the first move, across all players: each
+    game's overall win rate, for all time or a recent period, from a few hundred rows."""
+
+    __tablename__ = "game_daily_stats"
+
     game: Mapped[str] = mapped_column(String(32), primary_key=True)
     day: Mapped[date] = mapped_column(Date, primary_key=True)
     played: Mapped[int] = mapped_column(Integer, default=0)

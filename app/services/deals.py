@@ -1,19 +1,28 @@
-"""A deal's public record: how everyone has fared on the same cards."""
+"""A deal's public record: how everyone has fared on the same cards.
+
+The counts and the records (fewest moves, fastest time among wins, with who did it) come from
+the deal's ``deal_stats`` row, kept current as games are played; the finished games are read
+newest first through the (game, deal, finished_at) index. However often a deal was played, its
+page reads one row and a few dozen games.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, date, datetime, time
 from typing import Any
 
-from sqlalchemy import case, func, select
+from sqlalchemy import Select, select
 from sqlalchemy.orm import Session, sessionmaker
 
-from app.db.models import Game, Player
+from app.db.models import DealStats, Game, Player
 from app.engine import GAMES, MAX_DEAL, Ruleset, Status
+from app.services import daily
 from app.services.errors import NotFound
 
 FINISHED_LISTED = 50
+DAILY_RESULTS = 50
 
 
 @dataclass(frozen=True)
@@ -25,6 +34,10 @@ class FinishedGame:
     duration_ms: int | None
     finished_at: datetime | None
 
+    @property
+    def replay_url(self) -> str:
+        return f"/games/{self.id}/replay"
+
     def to_json(self) -> dict[str, Any]:
         return {
             "id": self.id,
@@ -33,6 +46,7 @@ class FinishedGame:
             "moves": self.moves,
             "seconds": None if self.duration_ms is None else self.duration_ms / 1000,
             "finished_at": self.finished_at.isoformat() if self.finished_at else None,
+            "replay": self.replay_url,
         }
 
 
@@ -44,7 +58,11 @@ class DealSummary:
     won: int
     fewest_moves: FinishedGame | None
     fastest: FinishedGame | None
-    finished: list[FinishedGame]
+    finished: list[FinishedGame]  # newest first
+    # When this is today's deal of the day: the date, and today's wins ranked by fewest moves,
+    # then fastest time, then who finished first.
+    daily: date | None = None
+    daily_results: list[FinishedGame] | None = None
 
     @property
     def win_rate(self) -> float | None:
@@ -60,6 +78,10 @@ class DealSummary:
             "fewest_moves": self.fewest_moves.to_json() if self.fewest_moves else None,
             "fastest": self.fastest.to_json() if self.fastest else None,
             "finished": [g.to_json() for g in self.finished],
+            "daily": self.daily.isoformat() if self.daily else None,
+            "daily_results": (
+                None if self.daily_results is None else [g.to_json() for g in self.daily_results]
+            ),
         }
 
 
@@ -74,38 +96,61 @@ def parse_deal(slug: str, number: str | int) -> tuple[Ruleset, int]:
     return rules, int(text)
 
 
+_FinishedQuery = Select[str, str, str, int, int | None, datetime | None]
+_FINISHED: _FinishedQuery = select(
+    Game.id, Player.name, Game.status, Game.moves, Game.duration_ms, Game.finished_at
+).join(Player, Player.id == Game.player_id)
+
+
 class Deals:
-    def __init__(self, sessions: sessionmaker[Session]) -> None:
+    def __init__(self, sessions: sessionmaker[Session], today: Callable[[], date] = daily.today):
         self.sessions = sessions
+        self.today = today
 
     def summary(self, slug: str, number: str | int) -> DealSummary:
         rules, deal = parse_deal(slug, number)
-        played_here = (Game.game == slug, Game.deal == deal, Game.first_move_at.is_not(None))
-        won = (*played_here, Game.status == Status.WON)
-        games = select(Game, Player.name).join(Player, Player.id == Game.player_id)
+        today = self.today()
+        is_daily = daily.is_daily(slug, deal, today)
         with self.sessions() as db:
-            played, wins = db.execute(
-                select(func.count(), func.coalesce(func.sum(case((won[-1], 1), else_=0)), 0))
-                .select_from(Game)
-                .where(*played_here)
-            ).one()
-            fewest = db.execute(games.where(*won).order_by(Game.moves, Game.duration_ms)).first()
-            fastest = db.execute(games.where(*won).order_by(Game.duration_ms, Game.moves)).first()
-            finished = db.execute(
-                games.where(*played_here, Game.status != Status.PLAYING)
-                .order_by(Game.finished_at.desc())
-                .limit(FINISHED_LISTED)
-            ).all()
+            counts = db.get(DealStats, (slug, deal))
+            best_ids = (
+                [i for i in (counts.fewest_game_id, counts.fastest_game_id) if i] if counts else []
+            )
+            best = (
+                {g.id: g for g in _games(db, _FINISHED.where(Game.id.in_(best_ids)))}
+                if best_ids
+                else {}
+            )
+            here = (Game.game == slug, Game.deal == deal)
+            finished = _games(
+                db,
+                _FINISHED.where(
+                    *here, Game.finished_at.is_not(None), Game.first_move_at.is_not(None)
+                )
+                .order_by(Game.finished_at.desc(), Game.id)
+                .limit(FINISHED_LISTED),
+            )
+            results = None
+            if is_daily:
+                midnight = datetime.combine(today, time(), tzinfo=UTC)
+                results = _games(
+                    db,
+                    _FINISHED.where(*here, Game.status == Status.WON, Game.finished_at >= midnight)
+                    .order_by(Game.moves, Game.duration_ms, Game.finished_at, Game.id)
+                    .limit(DAILY_RESULTS),
+                )
         return DealSummary(
             rules,
             deal,
-            int(played),
-            int(wins),
-            _finished(fewest[0], fewest[1]) if fewest else None,
-            _finished(fastest[0], fastest[1]) if fastest else None,
-            [_finished(row[0], row[1]) for row in finished],
+            counts.played if counts else 0,
+            counts.won if counts else 0,
+            best.get(counts.fewest_game_id or "") if counts else None,
+            best.get(counts.fastest_game_id or "") if counts else None,
+            finished,
+            today if is_daily else None,
+            results,
         )
 
 
-def _finished(g: Game, name: str) -> FinishedGame:
-    return FinishedGame(g.id, name, g.status, g.moves, g.duration_ms, g.finished_at)
+def _games(db: Session, query: _FinishedQuery) -> list[FinishedGame]:
+    return [FinishedGame(*row) for row in db.execute(query).all()]

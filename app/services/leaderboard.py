@@ -1,9 +1,19 @@
-"""Leaderboards and player records, read from the statistics counters."""
+"""Leaderboards and player records, read from the statistics counters.
+
+All-time boards read ``player_stats`` in index order (game, wilson, won) and are always live.
+A recent period has to add up every ``daily_stats`` row of the period (at scale, hundreds of
+thousands), so its rows are kept for ``cache_seconds`` (a setting; 0 turns it off) and refreshed
+in the background once older, while the board keeps answering; each game's overall win rate is
+always live (``game_daily_stats``: a few hundred rows).
+"""
 
 from __future__ import annotations
 
+import logging
+import threading
+import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, timedelta
 from enum import StrEnum
 from typing import Any
@@ -11,7 +21,7 @@ from typing import Any
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session, sessionmaker
 
-from app.db.models import ALL_GAMES, DailyStats, Game, Player, PlayerStats
+from app.db.models import ALL_GAMES, DailyStats, Game, GameDailyStats, Player, PlayerStats
 from app.engine import GAMES
 from app.services.errors import InvalidRequest, NotFound
 from app.services.players import find_by_name
@@ -113,22 +123,38 @@ def parse_board_args(game: str | None, period: str | None) -> tuple[str | None, 
     return slug, chosen
 
 
+_log = logging.getLogger(__name__)
+_CacheKey = tuple[str, int, date, int]  # game key, days, today, limit
+
+
+@dataclass
+class _Cached:
+    rows: list[Ranked]
+    made: float
+    refreshing: bool = False
+
+
 @dataclass
 class Leaderboards:
     sessions: sessionmaker[Session]
     min_games: int
     today: Callable[[], date] = lambda: datetime.now(UTC).date()
+    cache_seconds: float = 0.0  # how long a recent period's rows are served before a refresh
+    _cache: dict[_CacheKey, _Cached] = field(default_factory=dict, init=False, repr=False)
+    _lock: threading.Lock = field(default_factory=threading.Lock, init=False, repr=False)
 
     def board(self, game: str | None, period: Period, limit: int = BOARD_SIZE) -> Board:
         key = game or ALL_GAMES
-        with self.sessions() as db:
-            if period.days is None:
+        if period.days is None:
+            with self.sessions() as db:
                 rows = self._all_time(db, key, limit)
-                totals = self._totals_all_time(db)
-            else:
-                since = self.today() - timedelta(days=period.days - 1)
-                rows = self._since(db, key, since, limit)
-                totals = self._totals_since(db, since)
+                totals = self._totals(db, None)
+        else:
+            today = self.today()
+            since = today - timedelta(days=period.days - 1)
+            rows = self._recent((key, period.days, today, limit))
+            with self.sessions() as db:
+                totals = self._totals(db, since)
         return Board(game, period, self.min_games, rows, totals)
 
     def _all_time(self, db: Session, key: str, limit: int) -> list[Ranked]:
@@ -142,40 +168,69 @@ class Leaderboards:
         ).all()
         return rank_rows([(n, p, w, s) for n, p, w, s in found])[:limit]
 
-    def _since(self, db: Session, key: str, since: date, limit: int) -> list[Ranked]:
+    # -- recent periods -----------------------------------------------------------------------
+
+    def _recent(self, key: _CacheKey) -> list[Ranked]:
+        if self.cache_seconds <= 0:
+            return self._since(key)
+        with self._lock:
+            hit = self._cache.get(key)
+            if hit is not None:
+                stale = time.monotonic() - hit.made >= self.cache_seconds
+                if stale and not hit.refreshing:
+                    hit.refreshing = True
+                    threading.Thread(target=self._refresh, args=(key,), daemon=True).start()
+                return hit.rows
+        rows = self._since(key)  # the first request of the day computes in place
+        with self._lock:
+            for old in [k for k in self._cache if k[2] != key[2]]:
+                del self._cache[old]  # yesterday's windows
+            self._cache[key] = _Cached(rows, time.monotonic())
+        return rows
+
+    def _refresh(self, key: _CacheKey) -> None:
+        try:
+            rows = self._since(key)
+        except Exception:  # keep serving the rows we have; the next request tries again
+            _log.exception("refreshing the %s leaderboard failed", key)
+            with self._lock:
+                if key in self._cache:
+                    self._cache[key].refreshing = False
+            return
+        with self._lock:
+            self._cache[key] = _Cached(rows, time.monotonic())
+
+    def _since(self, key: _CacheKey) -> list[Ranked]:
+        game, days, today, limit = key
+        since = today - timedelta(days=days - 1)
         played, won = func.sum(DailyStats.played), func.sum(DailyStats.won)
-        found = db.execute(
-            select(DailyStats.player_id, played, won)
-            .where(DailyStats.game == key, DailyStats.day >= since)
-            .group_by(DailyStats.player_id)
-            .having(played >= self.min_games)
-        ).all()
-        scored = sorted(
-            ((pid, int(p), int(w), wilson_lower_bound(int(w), int(p))) for pid, p, w in found),
-            key=lambda r: (-r[3], -r[2]),
-        )[: limit + 50]
-        names = dict(
-            db.execute(select(Player.id, Player.name).where(Player.id.in_([r[0] for r in scored])))
-            .tuples()
-            .all()
-        )
+        with self.sessions() as db:
+            found = db.execute(
+                select(DailyStats.player_id, played, won)
+                .where(DailyStats.game == game, DailyStats.day >= since)
+                .group_by(DailyStats.player_id)
+                .having(played >= self.min_games)
+            ).all()
+            scored = sorted(
+                ((pid, int(p), int(w), wilson_lower_bound(int(w), int(p))) for pid, p, w in found),
+                key=lambda r: (-r[3], -r[2]),
+            )[: limit + 50]
+            ids = [r[0] for r in scored]
+            names: dict[str, str] = dict(
+                db.execute(select(Player.id, Player.name).where(Player.id.in_(ids))).all()
+            )
         return rank_rows([(names[pid], p, w, s) for pid, p, w, s in scored])[:limit]
 
-    def _totals_all_time(self, db: Session) -> dict[str, Totals]:
-        found = db.execute(
-            select(PlayerStats.game, func.sum(PlayerStats.played), func.sum(PlayerStats.won))
-            .where(PlayerStats.game != ALL_GAMES)
-            .group_by(PlayerStats.game)
-        ).all()
-        return _totals(found)
+    # -- each game's overall win rate -------------------------------------------------------------
 
-    def _totals_since(self, db: Session, since: date) -> dict[str, Totals]:
-        found = db.execute(
-            select(DailyStats.game, func.sum(DailyStats.played), func.sum(DailyStats.won))
-            .where(DailyStats.game != ALL_GAMES, DailyStats.day >= since)
-            .group_by(DailyStats.game)
-        ).all()
-        return _totals(found)
+    @staticmethod
+    def _totals(db: Session, since: date | None) -> dict[str, Totals]:
+        query = select(
+            GameDailyStats.game, func.sum(GameDailyStats.played), func.sum(GameDailyStats.won)
+        ).group_by(GameDailyStats.game)
+        if since is not None:
+            query = query.where(GameDailyStats.day >= since)
+        return _totals(db.execute(query).all())
 
 
 def _totals(found: Any) -> dict[str, Totals]:
@@ -239,6 +294,7 @@ class PlayerRecord:
                     "status": r.status,
                     "moves": r.moves,
                     "seconds": None if r.duration_ms is None else r.duration_ms / 1000,
+                    "started_at": r.when.isoformat() if r.when else None,
                 }
                 for r in self.recent
             ],

@@ -25,9 +25,9 @@ from __future__ import annotations
 
 import math
 from datetime import UTC, date, datetime
-from typing import Protocol
+from typing import Any, Protocol, cast
 
-from sqlalchemy import case, or_, select, update
+from sqlalchemy import Table, case, or_, select, update
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.orm import Session
@@ -36,6 +36,17 @@ from app.db.models import ALL_GAMES, DailyStats, DealStats, Game, GameDailyStats
 from app.engine import Status
 
 Z_95 = 1.959963984540054
+
+# The counters are written with Core statements on the tables: the ORM's bulk machinery would
+# cost more than the round trips themselves on every first move and every win.
+_PLAYER_T = cast(Table, PlayerStats.__table__)
+_DAILY_T = cast(Table, DailyStats.__table__)
+_GAME_DAILY_T = cast(Table, GameDailyStats.__table__)
+_DEAL_T = cast(Table, DealStats.__table__)
+_GAME_T = cast(Table, Game.__table__)
+_PLAYER, _DAILY, _GAME_DAILY, _DEAL, _GAME = (
+    t.c for t in (_PLAYER_T, _DAILY_T, _GAME_DAILY_T, _DEAL_T, _GAME_T)
+)
 
 
 class PlayedGame(Protocol):
@@ -66,27 +77,53 @@ def _insert(db: Session):  # type: ignore[no-untyped-def]
     return pg_insert if db.get_bind().dialect.name == "postgresql" else sqlite_insert
 
 
-def _bump(db: Session, player_id: str, game: str, played: int, won: int, stamp: datetime) -> None:
-    """Add to a player's counters (creating the row) and refresh the Wilson bound."""
-    insert = _insert(db)
-    stmt = insert(PlayerStats).values(
-        player_id=player_id, game=game, played=played, won=won, wilson=0.0,
-        current_streak=0, longest_streak=0, last_played_at=stamp,
-    )  # fmt: skip
-    stmt = stmt.on_conflict_do_update(
-        index_elements=[PlayerStats.player_id, PlayerStats.game],
-        set_={
-            "played": PlayerStats.played + played,
-            "won": PlayerStats.won + won,
-            "last_played_at": stamp,
-        },
-    ).returning(PlayerStats.played, PlayerStats.won)
-    total_played, total_won = db.execute(stmt).one()
+def _bump(db: Session, record: PlayedGame, stamp: datetime, *, won: bool) -> None:
+    """Count the game as played (``won`` False) or as won, in the player's rows for its game
+    and for all games: one upsert run for both rows, then their Wilson bounds."""
+    stmt = _insert(db)(_PLAYER_T)
+    new = stmt.excluded
+    changes: dict[str, Any] = {
+        "played": _PLAYER.played + new.played,
+        "won": _PLAYER.won + new.won,
+        "last_played_at": new.last_played_at,
+    }
+    if won:
+        streak = _PLAYER.current_streak + 1
+        changes |= {
+            "current_streak": streak,
+            "longest_streak": case(
+                (streak > _PLAYER.longest_streak, streak), else_=_PLAYER.longest_streak
+            ),
+            "best_ms": _least(_PLAYER.best_ms, new.best_ms),
+            "fewest_moves": _least(_PLAYER.fewest_moves, new.fewest_moves),
+        }
+    # A list of parameter sets (rather than multi-row VALUES) keeps the statement cacheable.
+    rows = [
+        {
+            "player_id": record.player_id, "game": game, "played": 0 if won else 1,
+            "won": int(won), "wilson": 0.0, "current_streak": int(won),
+            "longest_streak": int(won), "best_ms": record.duration_ms if won else None,
+            "fewest_moves": record.moves if won else None, "last_played_at": stamp,
+        }
+        for game in (record.game, ALL_GAMES)
+    ]  # fmt: skip
+    totals = db.execute(
+        stmt.on_conflict_do_update(
+            index_elements=[_PLAYER.player_id, _PLAYER.game], set_=changes
+        ).returning(_PLAYER.game, _PLAYER.played, _PLAYER.won),
+        rows,
+    ).all()
+    bounds = {g: wilson_lower_bound(w, p) for g, p, w in totals}
     db.execute(
-        update(PlayerStats)
-        .where(PlayerStats.player_id == player_id, PlayerStats.game == game)
-        .values(wilson=wilson_lower_bound(total_won, total_played))
+        update(_PLAYER_T)
+        .where(_PLAYER.player_id == record.player_id, _PLAYER.game.in_(list(bounds)))
+        .values(wilson=case(*((_PLAYER.game == g, b) for g, b in bounds.items())))
     )
+
+
+def _least(current: Any, candidate: Any) -> Any:
+    """The smaller of a stored record and a new value, the new one when none is stored."""
+    return case((or_(current.is_(None), candidate < current), candidate), else_=current)
 
 
 def utc_day(stamp: datetime) -> date:
@@ -99,52 +136,64 @@ def _bump_day(db: Session, record: PlayedGame, played: int, won: int) -> None:
     assert record.first_move_at is not None
     day = utc_day(record.first_move_at)
     insert = _insert(db)
-    for game in (record.game, ALL_GAMES):
-        stmt = insert(DailyStats).values(
-            player_id=record.player_id, game=game, day=day, played=played, won=won
-        )
-        db.execute(
-            stmt.on_conflict_do_update(
-                index_elements=[DailyStats.player_id, DailyStats.game, DailyStats.day],
-                set_={"played": DailyStats.played + played, "won": DailyStats.won + won},
-            )
-        )
-    totals = insert(GameDailyStats).values(game=record.game, day=day, played=played, won=won)
+    stmt = insert(_DAILY_T)
+    db.execute(
+        stmt.on_conflict_do_update(
+            index_elements=[_DAILY.player_id, _DAILY.game, _DAILY.day],
+            set_={
+                "played": _DAILY.played + stmt.excluded.played,
+                "won": _DAILY.won + stmt.excluded.won,
+            },
+        ),
+        [
+            {"player_id": record.player_id, "game": game, "day": day, "played": played, "won": won}
+            for game in (record.game, ALL_GAMES)
+        ],
+    )
+    totals = insert(_GAME_DAILY_T).values(game=record.game, day=day, played=played, won=won)
     db.execute(
         totals.on_conflict_do_update(
-            index_elements=[GameDailyStats.game, GameDailyStats.day],
-            set_={"played": GameDailyStats.played + played, "won": GameDailyStats.won + won},
+            index_elements=[_GAME_DAILY.game, _GAME_DAILY.day],
+            set_={"played": _GAME_DAILY.played + played, "won": _GAME_DAILY.won + won},
         )
     )
 
 
 def count_played(db: Session, record: PlayedGame, stamp: datetime) -> None:
     """The game's first move was just accepted: from now on it counts as played."""
-    for game in (record.game, ALL_GAMES):
-        _bump(db, record.player_id, game, 1, 0, stamp)
+    _bump(db, record, stamp, won=False)
     _bump_day(db, record, 1, 0)
-    deal = _insert(db)(DealStats).values(game=record.game, deal=record.deal, played=1, won=0)
+    deal = _insert(db)(_DEAL_T).values(game=record.game, deal=record.deal, played=1, won=0)
     db.execute(
         deal.on_conflict_do_update(
-            index_elements=[DealStats.game, DealStats.deal],
-            set_={"played": DealStats.played + 1},
+            index_elements=[_DEAL.game, _DEAL.deal],
+            set_={"played": _DEAL.played + 1},
         )
     )
-    for key, same_kind in ((record.game, True), (ALL_GAMES, False)):
-        previous = (
-            select(Game.status)
+
+    # Is the player's previous game (of this kind; of any kind) still unfinished?
+    def previous(*same_kind: Any) -> Any:
+        return (
+            select(_GAME.status)
             .where(
-                Game.player_id == record.player_id,
-                Game.first_move_at.is_not(None),
-                Game.id != record.id,
+                _GAME.player_id == record.player_id,
+                _GAME.first_move_at.is_not(None),
+                _GAME.id != record.id,
+                *same_kind,
             )
-            .order_by(Game.first_move_at.desc())
+            .order_by(_GAME.first_move_at.desc())
             .limit(1)
+            .scalar_subquery()
         )
-        if same_kind:
-            previous = previous.where(Game.game == record.game)
-        if db.scalar(previous) == Status.PLAYING:
-            _end_streaks(db, record.player_id, (key,))
+
+    kind, any_kind = db.execute(select(previous(_GAME.game == record.game), previous())).one()
+    ended = tuple(
+        key
+        for key, status in ((record.game, kind), (ALL_GAMES, any_kind))
+        if status == Status.PLAYING
+    )
+    if ended:
+        _end_streaks(db, record.player_id, ended)
 
 
 def count_finished(db: Session, record: PlayedGame, stamp: datetime) -> None:
@@ -154,43 +203,32 @@ def count_finished(db: Session, record: PlayedGame, stamp: datetime) -> None:
     if record.status != Status.WON:
         _end_streaks(db, record.player_id, (record.game, ALL_GAMES))
         return
-    for game in (record.game, ALL_GAMES):
-        _bump(db, record.player_id, game, 0, 1, stamp)
-        row = db.get(PlayerStats, (record.player_id, game), populate_existing=True)
-        assert row is not None
-        row.current_streak += 1
-        row.longest_streak = max(row.longest_streak, row.current_streak)
-        if record.duration_ms is not None and (
-            row.best_ms is None or record.duration_ms < row.best_ms
-        ):
-            row.best_ms = record.duration_ms
-        if row.fewest_moves is None or record.moves < row.fewest_moves:
-            row.fewest_moves = record.moves
+    _bump(db, record, stamp, won=True)
     _bump_day(db, record, 0, 1)
     _count_deal_win(db, record)
 
 
 def _count_deal_win(db: Session, record: PlayedGame) -> None:
     # One statement: every SET expression reads the row as it was, under the row's lock.
-    fewer = or_(DealStats.fewest_moves.is_(None), DealStats.fewest_moves > record.moves)
+    fewer = or_(_DEAL.fewest_moves.is_(None), _DEAL.fewest_moves > record.moves)
     ms = record.duration_ms  # set for every won game: a win takes at least one move
-    faster = or_(DealStats.fastest_ms.is_(None), DealStats.fastest_ms > ms)
+    faster = or_(_DEAL.fastest_ms.is_(None), _DEAL.fastest_ms > ms)
     db.execute(
-        update(DealStats)
-        .where(DealStats.game == record.game, DealStats.deal == record.deal)
+        update(_DEAL_T)
+        .where(_DEAL.game == record.game, _DEAL.deal == record.deal)
         .values(
-            won=DealStats.won + 1,
-            fewest_moves=case((fewer, record.moves), else_=DealStats.fewest_moves),
-            fewest_game_id=case((fewer, record.id), else_=DealStats.fewest_game_id),
-            fastest_ms=case((faster, ms), else_=DealStats.fastest_ms),
-            fastest_game_id=case((faster, record.id), else_=DealStats.fastest_game_id),
+            won=_DEAL.won + 1,
+            fewest_moves=case((fewer, record.moves), else_=_DEAL.fewest_moves),
+            fewest_game_id=case((fewer, record.id), else_=_DEAL.fewest_game_id),
+            fastest_ms=case((faster, ms), else_=_DEAL.fastest_ms),
+            fastest_game_id=case((faster, record.id), else_=_DEAL.fastest_game_id),
         )
     )
 
 
 def _end_streaks(db: Session, player_id: str, games: tuple[str, ...]) -> None:
     db.execute(
-        update(PlayerStats)
-        .where(PlayerStats.player_id == player_id, PlayerStats.game.in_(games))
+        update(_PLAYER_T)
+        .where(_PLAYER.player_id == player_id, _PLAYER.game.in_(games))
         .values(current_streak=0)
     )

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, Query, Request
-from fastapi.responses import RedirectResponse, Response
+from fastapi.responses import JSONResponse, RedirectResponse, Response
 
 from app.engine import GAMES
 from app.services import daily
@@ -28,12 +28,19 @@ GameArg = Annotated[str | None, Query(max_length=32)]
 PeriodArg = Annotated[str | None, Query(max_length=8)]
 
 
-@router.get("/api/leaderboard", tags=["api"])
+# The JSON routes answer with JSONResponse: their data is plain already, and skipping FastAPI's
+# encoder saves a millisecond or more on a 100-row board.
+
+
+@router.get("/api/leaderboard", tags=["api"], response_model=None)
 def leaderboard_json(
     boards: LeaderboardsDep, game: GameArg = None, period: PeriodArg = None
-) -> dict[str, Any]:
+) -> JSONResponse:
+    """Players with at least the minimum of played games, ranked by the lower bound of the 95%
+    Wilson score interval of their win rate, then by wins; and each game's overall win rate.
+    No ``game``: all games together. ``period``: ``all`` (default), ``30d`` or ``7d``."""
     slug, chosen = parse_board_args(game, period)
-    return boards.board(slug, chosen).to_json()
+    return JSONResponse(boards.board(slug, chosen).to_json())
 
 
 @router.get("/leaderboard")
@@ -48,9 +55,10 @@ def leaderboard_page(
     )
 
 
-@router.get("/api/players/{name}", tags=["api"])
-def player_json(request: Request, name: str) -> dict[str, Any]:
-    return player_record(request.app.state.sessions, name).to_json()
+@router.get("/api/players/{name}", tags=["api"], response_model=None)
+def player_json(request: Request, name: str) -> JSONResponse:
+    """A player's record per game (and all games together) and their recent games."""
+    return JSONResponse(player_record(request.app.state.sessions, name).to_json())
 
 
 @router.get("/players/{name}")
@@ -77,6 +85,17 @@ def replay_page(
             "piles": pile_views(replay.view),
         },
     )
+
+
+@router.get("/api/games/{game_id}/replay", tags=["api"])
+def replay_json(
+    game_id: str,
+    games: GamesDep,
+    step: Annotated[int | None, Query(ge=0, le=100_000)] = None,
+) -> dict[str, Any]:
+    """A finished game after ``step`` moves of its log (default: all), every card shown."""
+    replay = games.replay_view(game_id, step)
+    return {"step": replay.step, "moves": replay.moves, "game": replay.view.to_json()}
 
 
 @router.get("/api/daily", tags=["api"])
