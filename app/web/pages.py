@@ -14,6 +14,7 @@ from markupsafe import Markup
 from app.config import PROJECT_DIR
 from app.engine import GAMES, MAX_DEAL, Move
 from app.engine.cards import label_of, parse_code
+from app.services import daily
 from app.services.errors import NotFound, ServiceError
 from app.services.games import GameView
 from app.services.history import History
@@ -63,7 +64,12 @@ def home(request: Request, player: BrowserPlayer, games: GamesDep) -> Response:
     return render(
         request,
         "pages/home.html",
-        {"in_progress": games.in_progress(player, 5), "max_deal": MAX_DEAL, "blurbs": BLURBS},
+        {
+            "in_progress": games.in_progress(player, 5),
+            "max_deal": MAX_DEAL,
+            "blurbs": BLURBS,
+            "daily": daily.daily_deals(daily.today()),
+        },
     )
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 
 import pytest
 from fastapi import FastAPI
@@ -125,8 +125,16 @@ def test_daily_deal_links_and_list(client: TestClient) -> None:
     assert data["deals"] == {slug: daily.daily_deal(slug, today) for slug in GAMES}
     assert len(data["deals"]) == 5
     assert all(1 <= n <= MAX_DEAL for n in data["deals"].values())
-    # The deal of the day is a different deal tomorrow, and the same for everyone today.
-    assert daily.daily_deals(today) == daily.daily_deals(today)
+    # The deal of the day is a different deal tomorrow.
+    tomorrow = daily.daily_deals(today + timedelta(days=1))
+    assert all(tomorrow[slug] != data["deals"][slug] for slug in GAMES)
+
+
+def test_home_links_each_game_to_its_deal_of_the_day(client: TestClient) -> None:
+    home = client.get("/").text
+    today = datetime.now(UTC).date()
+    for slug in GAMES:
+        assert f'href="/deal/{slug}/{daily.daily_deal(slug, today)}"' in home
 
 
 def test_the_deal_page_of_the_deal_of_the_day_has_its_results(client: TestClient) -> None:
@@ -137,6 +145,10 @@ def test_the_deal_page_of_the_deal_of_the_day_has_its_results(client: TestClient
     assert isinstance(data["daily_results"], list)
     other = client.get(f"/api/deals/{slug}/{number % MAX_DEAL + 1}").json()
     assert other["daily"] is None and other["daily_results"] is None
+    page = client.get(f"/deal/{slug}/{number}").text
+    assert "Deal of the day for" in page and "Today's results" in page
+    plain = client.get(f"/deal/{slug}/{number % MAX_DEAL + 1}").text
+    assert "Deal of the day for" not in plain and "Today's results" not in plain
 
 
 # -- an app of our own, for exact numbers ----------------------------------------------------------
