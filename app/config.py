@@ -29,7 +29,9 @@ class Settings(BaseSettings):
     # refreshed in the background (0: computed on every request).
     leaderboard_cache_seconds: float = Field(default=30.0, ge=0)
     # Per worker process; keep workers × pool below PostgreSQL's max_connections.
-    db_pool_size: int = Field(default=30, ge=1)
+    db_pool_size: int = Field(default=10, ge=1)
+    # Threads per process for blocking work (bench/RESULTS.md: 2 beat 4, 16 and 40).
+    threadpool_size: int = Field(default=2, ge=1, le=64)
 
     @model_validator(mode="after")
     def _no_development_secrets_in_production(self) -> Settings:

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from typing import Any
 
+from anyio import to_thread
 from asgi_csrf import asgi_csrf
 from fastapi import FastAPI
 from fastapi.staticfiles import StaticFiles
@@ -96,7 +99,18 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     engine = make_engine(settings.database_url, settings.db_pool_size)
     sessions = make_sessionmaker(engine)
 
+    @asynccontextmanager
+    async def lifespan(_: FastAPI) -> AsyncIterator[None]:
+        # Blocking work (database calls) runs in this many threads per process. Far fewer
+        # threads than FastAPI's 40 keep them from fighting over the GIL, which under load
+        # doubled the CPU of a move; requests beyond them wait their turn in the event loop.
+        # Measured in bench/RESULTS.md (HTTP load).
+        to_thread.current_default_thread_limiter().total_tokens = settings.threadpool_size
+        yield
+        engine.dispose()
+
     app = FastAPI(
+        lifespan=lifespan,
         title="Patience Hall",
         description="Five patience games, shareable deals and fair leaderboards.",
         version="1",
