@@ -31,7 +31,6 @@ import os
 import platform
 import random
 import resource
-import secrets
 import signal
 import socket
 import subprocess
@@ -43,8 +42,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parent.parent
-HOST = "127.0.0.1"  # the only address this benchmark ever talks to
+from local_server import HOST, ROOT, free_port, start_server, stop_server
+
 GAMES = ("quadrangle", "quadruple-interchange", "corners", "castles-end", "patriarchs")
 DEFAULT_DB = "postgresql+psycopg://postgres@127.0.0.1:5432/ph_bench"
 LOCAL_HOSTS = {"127.0.0.1", "localhost", "::1"}
@@ -405,50 +404,6 @@ def fresh_database(url: str) -> None:
     )
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind((HOST, 0))
-        return int(s.getsockname()[1])
-
-
-def start_server(args: argparse.Namespace, port: int, log: Path) -> subprocess.Popen[bytes]:
-    env = {
-        **os.environ,
-        "APP_ENV": "production",
-        "DATABASE_URL": args.database_url,
-        "DEAL_KEY": secrets.token_urlsafe(32),
-        "SESSION_SECRET": secrets.token_urlsafe(32),
-    }
-    if args.db_pool_size is not None:
-        env["DB_POOL_SIZE"] = str(args.db_pool_size)
-    command = [
-        sys.executable, "-m", "uvicorn", "--factory", "app.main:create_app",
-        "--host", HOST, "--port", str(port), "--workers", str(args.workers),
-        "--no-server-header",
-    ]  # fmt: skip
-    if not args.access_log:
-        command.append("--no-access-log")
-    with log.open("wb") as out:
-        # Its own session, so that stopping it reaches its workers too, and nothing else.
-        return subprocess.Popen(
-            command, cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT,
-            start_new_session=True,
-        )  # fmt: skip
-
-
-def stop_server(server: subprocess.Popen[bytes]) -> None:
-    if server.poll() is not None:
-        return
-    with contextlib.suppress(ProcessLookupError):
-        os.killpg(server.pid, signal.SIGTERM)
-    try:
-        server.wait(timeout=20)
-    except subprocess.TimeoutExpired:
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(server.pid, signal.SIGKILL)
-        server.wait(timeout=10)
-
-
 async def wait_until_up(port: int, server: subprocess.Popen[bytes], log: Path) -> None:
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
@@ -638,7 +593,10 @@ def main(argv: list[str] | None = None) -> int:
     facts = machine_facts(args.database_url)
     port = free_port()
     log = Path(tempfile.mkstemp(prefix="ph-load-server-", suffix=".log")[1])
-    server = start_server(args, port, log)
+    pool = {} if args.db_pool_size is None else {"DB_POOL_SIZE": str(args.db_pool_size)}
+    server = start_server(
+        args.database_url, port, args.workers, log, access_log=args.access_log, env=pool
+    )
     try:
         loop_policy = None
         with contextlib.suppress(ImportError):

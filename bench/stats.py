@@ -32,9 +32,6 @@ import json
 import math
 import os
 import platform
-import secrets
-import signal
-import socket
 import subprocess
 import sys
 import time
@@ -43,59 +40,16 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parent.parent
+from local_server import HOST, ROOT, free_port, start_server, stop_server
+
 sys.path.insert(0, str(ROOT))
 
-HOST = "127.0.0.1"  # the only address this benchmark ever talks to
 DEFAULT_DB = "postgresql+psycopg://postgres@127.0.0.1:5432/ph_stats_bench"
 LOCAL_HOSTS = {"127.0.0.1", "localhost", "::1"}
 TARGET_P95_MS = 50.0
 
 
 # -- the server ------------------------------------------------------------------------------------
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind((HOST, 0))
-        return int(s.getsockname()[1])
-
-
-def start_server(
-    url: str, port: int, workers: int, log: Path, cache_seconds: float | None
-) -> subprocess.Popen[bytes]:
-    env = {
-        **os.environ,
-        **({} if cache_seconds is None else {"LEADERBOARD_CACHE_SECONDS": str(cache_seconds)}),
-        "APP_ENV": "production",
-        "DATABASE_URL": url,
-        "DEAL_KEY": secrets.token_urlsafe(32),
-        "SESSION_SECRET": secrets.token_urlsafe(32),
-    }
-    command = [
-        sys.executable, "-m", "uvicorn", "--factory", "app.main:create_app",
-        "--host", HOST, "--port", str(port), "--workers", str(workers),
-        "--no-server-header", "--no-access-log",
-    ]  # fmt: skip
-    with log.open("wb") as out:
-        # Its own session, so that stopping it reaches its workers too, and nothing else.
-        return subprocess.Popen(
-            command, cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT,
-            start_new_session=True,
-        )  # fmt: skip
-
-
-def stop_server(server: subprocess.Popen[bytes]) -> None:
-    if server.poll() is not None:
-        return
-    with contextlib.suppress(ProcessLookupError):
-        os.killpg(server.pid, signal.SIGTERM)
-    try:
-        server.wait(timeout=20)
-    except subprocess.TimeoutExpired:
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(server.pid, signal.SIGKILL)
-        server.wait(timeout=10)
 
 
 def wait_until_up(port: int, server: subprocess.Popen[bytes], log: Path) -> None:
@@ -120,7 +74,8 @@ def wait_until_up(port: int, server: subprocess.Popen[bytes], log: Path) -> None
 def running_server(url: str, workers: int, cache_seconds: float | None) -> Iterator[int]:
     port = free_port()
     log = Path(os.environ.get("TMPDIR", "/tmp")) / f"ph-stats-bench-{port}.log"
-    server = start_server(url, port, workers, log, cache_seconds)
+    cache = {} if cache_seconds is None else {"LEADERBOARD_CACHE_SECONDS": str(cache_seconds)}
+    server = start_server(url, port, workers, log, env=cache)
     try:
         wait_until_up(port, server, log)
         yield port

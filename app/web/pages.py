@@ -184,6 +184,10 @@ def account(request: Request, player: BrowserPlayer, players: PlayersDep) -> Res
     )
 
 
+def _refused(request: Request, title: str, exc: ServiceError) -> Response:
+    return render(request, "pages/error.html", {"title": title, "message": exc.message}, exc.status)
+
+
 def _back_to_account(request: Request, message: str) -> Response:
     request.session["flash"] = message
     return RedirectResponse("/account", status_code=303)
@@ -199,12 +203,7 @@ def choose_name(
     try:
         players.rename(player, name.strip())
     except ServiceError as exc:
-        return render(
-            request,
-            "pages/error.html",
-            {"title": "Name not changed", "message": exc.message},
-            exc.status,
-        )
+        return _refused(request, "Name not changed", exc)
     return _back_to_account(request, f"You are now {name.strip()}.")
 
 
@@ -218,12 +217,7 @@ def choose_password(
     try:
         players.set_password(player, password)
     except ServiceError as exc:
-        return render(
-            request,
-            "pages/error.html",
-            {"title": "Password not set", "message": exc.message},
-            exc.status,
-        )
+        return _refused(request, "Password not set", exc)
     return _back_to_account(request, "Password set: you can now sign in on another device.")
 
 
@@ -237,12 +231,7 @@ def sign_in(
     try:
         player = players.sign_in(name.strip(), password)
     except ServiceError as exc:
-        return render(
-            request,
-            "pages/error.html",
-            {"title": "Not signed in", "message": exc.message},
-            exc.status,
-        )
+        return _refused(request, "Not signed in", exc)
     request.session[SESSION_PLAYER] = player.id
     return _back_to_account(request, f"Signed in as {player.name}.")
 
