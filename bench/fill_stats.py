@@ -48,12 +48,13 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from common import local_postgres  # noqa: E402
+
 from app.engine import GAMES, MAX_DEAL, dumps  # noqa: E402
 from app.services.daily import daily_deal  # noqa: E402
 from app.services.stats import wilson_lower_bound  # noqa: E402
 
 DEFAULT_DB = "postgresql+psycopg://postgres@127.0.0.1:5432/ph_stats_bench"
-LOCAL_HOSTS = {"127.0.0.1", "localhost", "::1"}
 SLUGS = tuple(GAMES)
 ALL = "all"
 # Chance to win for an average player, share of all games, and a typical number of moves.
@@ -255,13 +256,7 @@ def statistics(
 
 
 def check_target(url: str) -> Any:
-    from sqlalchemy.engine import make_url
-
-    parsed = make_url(url)
-    if parsed.get_backend_name() != "postgresql":
-        sys.exit("--database-url must be a PostgreSQL URL")
-    if parsed.host not in LOCAL_HOSTS:
-        sys.exit(f"refusing to fill a database on {parsed.host!r}: only 127.0.0.1")
+    parsed = local_postgres(url, "fill")
     if not parsed.database or "stats_bench" not in parsed.database:
         sys.exit(
             f"refusing to drop database {parsed.database!r}: its name must contain 'stats_bench'"

@@ -28,7 +28,6 @@ import contextlib
 import json
 import math
 import os
-import platform
 import random
 import resource
 import signal
@@ -42,11 +41,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from local_server import HOST, ROOT, free_port, start_server, stop_server
+from common import HOST, ROOT, free_port, local_postgres, machine_facts, start_server, stop_server
 
 GAMES = ("quadrangle", "quadruple-interchange", "corners", "castles-end", "patriarchs")
 DEFAULT_DB = "postgresql+psycopg://postgres@127.0.0.1:5432/ph_bench"
-LOCAL_HOSTS = {"127.0.0.1", "localhost", "::1"}
 
 
 # -- a minimal HTTP/1.1 client ------------------------------------------------------------------
@@ -366,22 +364,11 @@ def cpu_report(a: CpuSnapshot, b: CpuSnapshot, moves: int) -> dict[str, float]:
 # -- the server and its database --------------------------------------------------------------
 
 
-def check_local(url: str) -> Any:
-    from sqlalchemy.engine import make_url
-
-    parsed = make_url(url)
-    if parsed.get_backend_name() != "postgresql":
-        sys.exit("--database-url must be a PostgreSQL URL")
-    if parsed.host not in LOCAL_HOSTS:
-        sys.exit(f"refusing to benchmark a database on {parsed.host!r}: only 127.0.0.1")
-    return parsed
-
-
 def fresh_database(url: str) -> None:
     """Drop and create the benchmark database, then migrate it with Alembic."""
     from sqlalchemy import create_engine, text
 
-    parsed = check_local(url)
+    parsed = local_postgres(url, "benchmark")
     name = parsed.database
     if not name or not (name == "ph_bench" or name.startswith(("ph_bench_", "ph_load"))):
         sys.exit(
@@ -466,31 +453,6 @@ def summarize(run: Run, t0: float, t1: float, cpu: dict[str, float]) -> dict[str
     }
 
 
-def machine_facts(database_url: str) -> dict[str, str]:
-    from sqlalchemy import create_engine, text
-
-    cpu = "unknown"
-    for line in Path("/proc/cpuinfo").read_text().splitlines():
-        if line.startswith("model name"):
-            cpu = line.split(":", 1)[1].strip()
-            break
-    mem_kb = int(Path("/proc/meminfo").read_text().split()[1])
-    engine = create_engine(database_url)
-    try:
-        with engine.connect() as conn:
-            pg = str(conn.execute(text("SHOW server_version")).scalar())
-    finally:
-        engine.dispose()
-    return {
-        "nproc": str(os.cpu_count()),
-        "cpu": cpu,
-        "ram": f"{mem_kb / 1024 / 1024:.1f} GiB",
-        "python": platform.python_version(),
-        "postgres": pg,
-        "os": platform.platform(),
-    }
-
-
 def print_report(args: argparse.Namespace, facts: dict[str, str], result: dict[str, Any]) -> None:
     lat = result["move_latency_ms"]
     print(f"\n== Patience Hall HTTP load: {args.players} players, {args.workers} workers ==")
@@ -517,7 +479,7 @@ def print_report(args: argparse.Namespace, facts: dict[str, str], result: dict[s
 
 
 async def benchmark(args: argparse.Namespace, port: int, server_pid: int) -> dict[str, Any]:
-    database = check_local(args.database_url).database
+    database = local_postgres(args.database_url, "benchmark").database
     tokens = await make_players(port, args.players)
     run = Run(port=port, think=args.think_ms / 1000, max_moves=args.max_moves)
     tasks = [
@@ -587,7 +549,7 @@ def _interrupted(signum: int, _frame: Any) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
-    check_local(args.database_url)
+    local_postgres(args.database_url, "benchmark")
     signal.signal(signal.SIGTERM, _interrupted)
     fresh_database(args.database_url)
     facts = machine_facts(args.database_url)

@@ -31,7 +31,6 @@ import http.client
 import json
 import math
 import os
-import platform
 import subprocess
 import sys
 import time
@@ -40,12 +39,19 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from local_server import HOST, ROOT, free_port, start_server, stop_server
+from common import (
+    HOST,
+    ROOT,
+    free_port,
+    local_postgres,
+    machine_facts,
+    start_server,
+    stop_server,
+)
 
 sys.path.insert(0, str(ROOT))
 
 DEFAULT_DB = "postgresql+psycopg://postgres@127.0.0.1:5432/ph_stats_bench"
-LOCAL_HOSTS = {"127.0.0.1", "localhost", "::1"}
 TARGET_P95_MS = 50.0
 
 
@@ -85,14 +91,6 @@ def running_server(url: str, workers: int, cache_seconds: float | None) -> Itera
 
 
 # -- the targets and the measurements -------------------------------------------------------------
-
-
-def check_local(url: str) -> None:
-    from sqlalchemy.engine import make_url
-
-    parsed = make_url(url)
-    if parsed.get_backend_name() != "postgresql" or parsed.host not in LOCAL_HOSTS:
-        sys.exit("--database-url must name a PostgreSQL database on 127.0.0.1")
 
 
 def targets(url: str) -> dict[str, str]:
@@ -306,32 +304,6 @@ def compare(url: str, pages: dict[str, str], runs: int = 30) -> str:
 # -- the report -----------------------------------------------------------------------------------
 
 
-def machine_facts(url: str) -> dict[str, str]:
-    from sqlalchemy import create_engine, text
-
-    cpu = "unknown"
-    for line in Path("/proc/cpuinfo").read_text().splitlines():
-        if line.startswith("model name"):
-            cpu = line.split(":", 1)[1].strip()
-            break
-    mem_kb = int(Path("/proc/meminfo").read_text().split()[1])
-    engine = create_engine(url)
-    try:
-        with engine.connect() as conn:
-            pg = str(conn.execute(text("SHOW server_version")).scalar())
-            size = int(conn.execute(text("SELECT pg_database_size(current_database())")).one()[0])
-    finally:
-        engine.dispose()
-    return {
-        "nproc": str(os.cpu_count()),
-        "cpu": cpu,
-        "ram": f"{mem_kb / 1024 / 1024:.1f} GiB",
-        "python": platform.python_version(),
-        "postgres": pg,
-        "database size": f"{size / 2**30:.2f} GiB",
-    }
-
-
 def markdown(result: dict[str, Any], requests: int) -> str:
     lines = [
         f"| Page ({requests} requests each) | p50 ms | p95 ms | p99 ms | max ms | bytes (gzip) "
@@ -371,8 +343,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
 
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
-    check_local(args.database_url)
-    facts = machine_facts(args.database_url)
+    local_postgres(args.database_url, "measure")
+    facts = machine_facts(args.database_url, database_size=True)
     pages = targets(args.database_url)
     if args.explain:
         explain(args.database_url, pages)

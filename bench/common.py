@@ -1,18 +1,63 @@
-"""Starting and stopping the app under uvicorn: 127.0.0.1 only, always stopped."""
+"""What the benchmarks share: the machine's facts, local-only PostgreSQL URLs, and the app
+under uvicorn (127.0.0.1 only, always stopped)."""
 
 from __future__ import annotations
 
 import contextlib
 import os
+import platform
 import secrets
 import signal
 import socket
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 HOST = "127.0.0.1"  # the only address the benchmarks ever talk to
+LOCAL_HOSTS = {"127.0.0.1", "localhost", "::1"}
+
+
+def local_postgres(url: str, purpose: str) -> Any:
+    """The parsed URL, or exit: the benchmarks only ever touch a PostgreSQL on this machine."""
+    from sqlalchemy.engine import make_url
+
+    parsed = make_url(url)
+    if parsed.get_backend_name() != "postgresql":
+        sys.exit("--database-url must be a PostgreSQL URL")
+    if parsed.host not in LOCAL_HOSTS:
+        sys.exit(f"refusing to {purpose} a database on {parsed.host!r}: only 127.0.0.1")
+    return parsed
+
+
+def machine_facts(database_url: str, *, database_size: bool = False) -> dict[str, str]:
+    from sqlalchemy import create_engine, text
+
+    cpu = "unknown"
+    for line in Path("/proc/cpuinfo").read_text().splitlines():
+        if line.startswith("model name"):
+            cpu = line.split(":", 1)[1].strip()
+            break
+    mem_kb = int(Path("/proc/meminfo").read_text().split()[1])
+    engine = create_engine(database_url)
+    try:
+        with engine.connect() as conn:
+            pg = str(conn.execute(text("SHOW server_version")).scalar())
+            size = conn.execute(text("SELECT pg_database_size(current_database())")).scalar()
+    finally:
+        engine.dispose()
+    facts = {
+        "nproc": str(os.cpu_count()),
+        "cpu": cpu,
+        "ram": f"{mem_kb / 1024 / 1024:.1f} GiB",
+        "python": platform.python_version(),
+        "postgres": pg,
+        "os": platform.platform(),
+    }
+    if database_size:
+        facts["database size"] = f"{int(size or 0) / 2**30:.2f} GiB"
+    return facts
 
 
 def free_port() -> int:
