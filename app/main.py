@@ -95,6 +95,21 @@ async def _send_plain(send: Send, status: int, body: bytes) -> None:
     await send({"type": "http.response.body", "body": body})
 
 
+class BrowserOnly:
+    """Runs a cookie middleware (session, CSRF) for browser routes only: the API ignores
+    cookies by contract, so its requests skip the work on the hottest path."""
+
+    def __init__(self, app: ASGIApp, /, middleware: Any, **options: Any) -> None:
+        self.plain = app
+        self.wrapped = middleware(app, **options)
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http" and scope["path"].startswith("/api/"):
+            await self.plain(scope, receive, send)
+        else:
+            await self.wrapped(scope, receive, send)
+
+
 def create_app(settings: Settings | None = None) -> FastAPI:
     settings = settings or get_settings()
     engine = make_engine(settings.database_url, settings.db_pool_size)
@@ -141,7 +156,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
     app.add_middleware(GZipMiddleware, minimum_size=512)
     app.add_middleware(
-        SessionMiddleware,
+        BrowserOnly,
+        middleware=SessionMiddleware,
         secret_key=settings.session_secret,
         session_cookie=SESSION_COOKIE,
         max_age=SESSION_MAX_AGE,
@@ -149,7 +165,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         https_only=settings.cookie_secure,
     )
     app.add_middleware(
-        CSRFMiddleware,
+        BrowserOnly,
+        middleware=CSRFMiddleware,
         secret=settings.session_secret + ":csrf",
         secure=settings.cookie_secure,
     )
