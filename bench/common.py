@@ -31,6 +31,25 @@ def local_postgres(url: str, purpose: str) -> Any:
     return parsed
 
 
+def recreate_database(parsed: Any, revision: str = "head") -> None:
+    """Drop and create the database of ``parsed`` (a checked local URL), then migrate it."""
+    from sqlalchemy import create_engine, text
+
+    name = parsed.database
+    admin = create_engine(parsed.set(database="postgres"), isolation_level="AUTOCOMMIT")
+    try:
+        with admin.connect() as conn:
+            conn.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+            conn.execute(text(f'CREATE DATABASE "{name}"'))
+    finally:
+        admin.dispose()
+    url = parsed.render_as_string(hide_password=False)
+    subprocess.run(
+        [sys.executable, "-m", "alembic", "upgrade", revision],
+        cwd=ROOT, env={**os.environ, "DATABASE_URL": url}, check=True, capture_output=True,
+    )  # fmt: skip
+
+
 def machine_facts(database_url: str, *, database_size: bool = False) -> dict[str, str]:
     from sqlalchemy import create_engine, text
 

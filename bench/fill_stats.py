@@ -32,10 +32,8 @@ import argparse
 import bisect
 import io
 import math
-import os
 import random
 import secrets
-import subprocess
 import sys
 import time
 from collections import defaultdict
@@ -48,7 +46,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from common import local_postgres  # noqa: E402
+from common import local_postgres, recreate_database  # noqa: E402
 
 from app.engine import GAMES, MAX_DEAL, dumps  # noqa: E402
 from app.services.daily import daily_deal  # noqa: E402
@@ -265,20 +263,7 @@ def check_target(url: str) -> Any:
 
 
 def fresh_database(url: str, revision: str) -> None:
-    from sqlalchemy import create_engine, text
-
-    parsed = check_target(url)
-    admin = create_engine(parsed.set(database="postgres"), isolation_level="AUTOCOMMIT")
-    try:
-        with admin.connect() as conn:
-            conn.execute(text(f'DROP DATABASE IF EXISTS "{parsed.database}" WITH (FORCE)'))
-            conn.execute(text(f'CREATE DATABASE "{parsed.database}"'))
-    finally:
-        admin.dispose()
-    subprocess.run(
-        [sys.executable, "-m", "alembic", "upgrade", revision],
-        cwd=ROOT, env={**os.environ, "DATABASE_URL": url}, check=True, capture_output=True,
-    )  # fmt: skip
+    recreate_database(check_target(url), revision)
 
 
 def libpq_url(url: str) -> str:

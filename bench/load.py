@@ -41,7 +41,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from common import HOST, ROOT, free_port, local_postgres, machine_facts, start_server, stop_server
+from common import (
+    HOST,
+    free_port,
+    local_postgres,
+    machine_facts,
+    recreate_database,
+    start_server,
+    stop_server,
+)
 
 GAMES = ("quadrangle", "quadruple-interchange", "corners", "castles-end", "patriarchs")
 DEFAULT_DB = "postgresql+psycopg://postgres@127.0.0.1:5432/ph_bench"
@@ -366,8 +374,6 @@ def cpu_report(a: CpuSnapshot, b: CpuSnapshot, moves: int) -> dict[str, float]:
 
 def fresh_database(url: str) -> None:
     """Drop and create the benchmark database, then migrate it with Alembic."""
-    from sqlalchemy import create_engine, text
-
     parsed = local_postgres(url, "benchmark")
     name = parsed.database
     if not name or not (name == "ph_bench" or name.startswith(("ph_bench_", "ph_load"))):
@@ -375,20 +381,7 @@ def fresh_database(url: str) -> None:
             f"refusing to drop database {name!r}: this benchmark only drops and recreates "
             "ph_bench, ph_bench_* or ph_load* databases"
         )
-    admin = create_engine(parsed.set(database="postgres"), isolation_level="AUTOCOMMIT")
-    try:
-        with admin.connect() as conn:
-            conn.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
-            conn.execute(text(f'CREATE DATABASE "{name}"'))
-    finally:
-        admin.dispose()
-    subprocess.run(
-        [sys.executable, "-m", "alembic", "upgrade", "head"],
-        cwd=ROOT,
-        env={**os.environ, "DATABASE_URL": url},
-        check=True,
-        capture_output=True,
-    )
+    recreate_database(parsed)
 
 
 async def wait_until_up(port: int, server: subprocess.Popen[bytes], log: Path) -> None:
