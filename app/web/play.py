@@ -158,9 +158,7 @@ def move(
     except InvalidMove as exc:
         return _answer(request, game_id, games, None, error=str(exc), status=422)
     except ServiceError as exc:
-        if exc.status in (403, 404):
-            raise
-        return _answer(request, game_id, games, None, error=exc.message, status=exc.status)
+        return _refused(request, game_id, games, exc)
     view = outcome.view
     assert view.step is not None
     text = describe_move(view.rules, view.step)
@@ -181,14 +179,20 @@ def move(
     )
 
 
+def _refused(request: Request, game_id: str, games: GamesDep, exc: ServiceError) -> Response:
+    """A refused board action: the reason and the current board. Not-yours and no-such-game
+    are pages of their own, not board fragments."""
+    if exc.status in (403, 404):
+        raise exc
+    return _answer(request, game_id, games, None, error=exc.message, status=exc.status)
+
+
 @router.post("/games/{game_id}/undo")
 def undo(request: Request, game_id: str, player: BrowserPlayer, games: GamesDep) -> Response:
     try:
         view = games.undo(game_id, player)
     except ServiceError as exc:
-        if exc.status in (403, 404):
-            raise
-        return _answer(request, game_id, games, None, error=exc.message, status=exc.status)
+        return _refused(request, game_id, games, exc)
     step = view.step
     changed = step.changed if step else ()
     text = describe_undo(view.rules, step) if step else "Took back a move."
@@ -200,7 +204,5 @@ def resign(request: Request, game_id: str, player: BrowserPlayer, games: GamesDe
     try:
         view = games.resign(game_id, player)
     except ServiceError as exc:
-        if exc.status in (403, 404):
-            raise
-        return _answer(request, game_id, games, None, error=exc.message, status=exc.status)
+        return _refused(request, game_id, games, exc)
     return _answer(request, game_id, games, view, text="You resigned: the game is over.")
