@@ -10,15 +10,16 @@ from __future__ import annotations
 import json
 import re
 import secrets
-from collections.abc import Sequence
-from dataclasses import dataclass, field, fields
+from collections.abc import Callable, Sequence
+from contextlib import AbstractContextManager
+from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any, cast
+from typing import Any
 
-from sqlalchemy import Table, bindparam, insert, select, update
+from sqlalchemy import Connection, insert, select
 from sqlalchemy.orm import Session, sessionmaker
 
-from app.db.models import Game, MoveRecord, Player
+from app.db.models import Game, Player
 from app.engine import (
     MAX_DEAL,
     RULES_VERSION,
@@ -47,6 +48,19 @@ from app.services.errors import (
     StaleVersion,
     UndoUnavailable,
 )
+from app.services.game_rows import (
+    GAME,
+    INSERT_MOVE,
+    LOCK_GAME,
+    MOVE_LOG,
+    SELECT_GAME,
+    UPDATE_GAME,
+    GameRow,
+    MoveTransaction,
+    game_values,
+    move_transactions,
+    move_values,
+)
 from app.services.players import new_id, now
 
 MAX_IDEMPOTENCY_KEY = 100
@@ -55,74 +69,12 @@ MAX_IDEMPOTENCY_KEY = 100
 GAME_ID = re.compile(r"[A-Za-z0-9_-]{1,32}")
 
 
-@dataclass
-class GameRow:
-    """One ``game`` row as plain data: the move path reads and writes it with SQLAlchemy Core,
-    which costs a fraction of the ORM's unit of work on every move."""
-
-    id: str
-    player_id: str
-    game: str
-    deal: int
-    rules: str
-    state: str
-    version: int
-    status: str
-    moves: int
-    undos: int
-    can_undo: bool
-    created_at: datetime
-    updated_at: datetime
-    first_move_at: datetime | None
-    finished_at: datetime | None
-    duration_ms: int | None
-
-
-_GAME = cast(Table, Game.__table__)
-_MOVE = cast(Table, MoveRecord.__table__)
-_GAME_COLUMNS = [_GAME.c[f.name] for f in fields(GameRow)]
-_MUTABLE = (
-    "state", "version", "status", "moves", "undos", "can_undo", "updated_at", "first_move_at",
-    "finished_at", "duration_ms",
-)  # fmt: skip
-
-
-# The move path's statements are built once: building and cache-keying a statement on every
-# call costs more than sending it.
-_UPDATE_GAME = (
-    update(_GAME)
-    .where(_GAME.c.id == bindparam("game_id"))
-    .values({name: bindparam(name) for name in _MUTABLE})
-)
-_INSERT_MOVE = insert(_MOVE)
-_PLAYER_NAME = Player.__table__.c.name
-_SELECT_GAME = (
-    select(*_GAME_COLUMNS, _PLAYER_NAME.label("player_name"))
-    .join(Player.__table__, Player.__table__.c.id == _GAME.c.player_id)
-    .where(_GAME.c.id == bindparam("game_id"))
-)
-_LOCK_GAME = _SELECT_GAME.with_for_update(of=_GAME)
-_FIRST_RESPONSE = select(_MOVE.c.response).where(
-    _MOVE.c.game_id == bindparam("game_id"), _MOVE.c.idempotency_key == bindparam("key")
-)
-_MOVE_LOG = (
-    select(_MOVE.c.action, _MOVE.c.notation, _MOVE.c.revealed)
-    .where(_MOVE.c.game_id == bindparam("game_id"))
-    .order_by(_MOVE.c.seq)
-)
-
-
 def _save(db: Session, row: GameRow) -> None:
-    db.execute(_UPDATE_GAME, {"game_id": row.id, **{n: getattr(row, n) for n in _MUTABLE}})
+    db.execute(UPDATE_GAME, game_values(row))
 
 
-def _log_action(db: Session, row: GameRow, action: str, stamp: datetime, **extra: Any) -> None:
-    values = {"notation": None, "revealed": False, "idempotency_key": None, "response": None}
-    values.update(extra)
-    db.execute(
-        _INSERT_MOVE,
-        {"game_id": row.id, "seq": row.version, "action": action, "created_at": stamp, **values},
-    )
+def _log_action(db: Session, row: GameRow, action: str, stamp: datetime) -> None:
+    db.execute(INSERT_MOVE, move_values(row, action, stamp))
 
 
 @dataclass
@@ -204,6 +156,10 @@ class Games:
     sessions: sessionmaker[Session]
     deal_key: bytes
     _rng: secrets.SystemRandom = field(default_factory=secrets.SystemRandom)
+    move_transaction: Callable[[], AbstractContextManager[MoveTransaction]] = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.move_transaction = move_transactions(self.sessions.kw["bind"])
 
     # -- starting and reading ------------------------------------------------------------
 
@@ -238,7 +194,7 @@ class Games:
                 finished_at=None,
                 duration_ms=None,
             )
-            db.execute(insert(_GAME).values(**vars(record)))
+            db.execute(insert(GAME).values(**vars(record)))
             return GameView(record, name, rules, state, legal)
 
     def get(self, game_id: str) -> GameView:
@@ -263,13 +219,18 @@ class Games:
     ) -> MoveOutcome:
         if idempotency_key is not None and not 1 <= len(idempotency_key) <= MAX_IDEMPOTENCY_KEY:
             raise InvalidRequest(f"An Idempotency-Key has 1 to {MAX_IDEMPOTENCY_KEY} characters.")
-        with self.sessions.begin() as db:
-            record, name = self._load(db, game_id, lock=True)
+        if not _plausible(game_id):
+            raise NotFound("There is no game with that id.")
+        with self.move_transaction() as tx:
+            locked = tx.lock(game_id, idempotency_key)
+            if locked is None:
+                raise NotFound("There is no game with that id.")
+            record, name = locked.row, locked.player_name
             self._check_owner(record, player_id)
-            if idempotency_key is not None:
-                first = db.scalar(_FIRST_RESPONSE, {"game_id": game_id, "key": idempotency_key})
-                if first is not None:
-                    return MoveOutcome(self._view(db, record, name), json.loads(first))
+            if locked.first_response is not None:
+                return MoveOutcome(
+                    self._view(tx.db, record, name), json.loads(locked.first_response)
+                )
             self._check_playable(record, version)
             rules = get_ruleset(record.game)
             state = loads(record.state)
@@ -288,22 +249,24 @@ class Games:
             record.first_move_at = record.first_move_at or stamp
             self._advance(record, _status(rules, step.after, legal), stamp)
             if first_move:
-                stats.count_played(db, record, stamp)
+                stats.count_played(tx.db, record, stamp)
             if record.status != Status.PLAYING:
-                stats.count_finished(db, record, stamp)
+                stats.count_finished(tx.db, record, stamp)
             view = GameView(record, name, rules, step.after, legal, step=step)
             if view.finished:
-                view.log = [*self._log(db, game_id), str(move)]
-            _save(db, record)
-            _log_action(
-                db,
-                record,
-                "move",
-                stamp,
-                notation=str(move),
-                revealed=step.revealed,
-                idempotency_key=idempotency_key,
-                response=json.dumps(view.to_json()) if idempotency_key else None,
+                view.log = [*self._log(tx.db, game_id), str(move)]
+            response = json.dumps(view.to_json()) if idempotency_key else None
+            tx.write(
+                game_values(record),
+                move_values(
+                    record,
+                    "move",
+                    stamp,
+                    notation=str(move),
+                    revealed=step.revealed,
+                    idempotency_key=idempotency_key,
+                    response=response,
+                ),
             )
             return MoveOutcome(view)
 
@@ -348,7 +311,7 @@ class Games:
                 raise GameOver("The game is already over.")
             stamp = now()
             self._advance(record, Status.LOST, stamp)
-            stats.count_finished(db, record, stamp)
+            stats.count_finished(db.connection(), record, stamp)
             _save(db, record)
             _log_action(db, record, "resign", stamp)
             return self._view(db, record, name)
@@ -380,16 +343,15 @@ class Games:
     # -- internals -------------------------------------------------------------------------
 
     def _load(self, db: Session, game_id: str, *, lock: bool) -> tuple[GameRow, str]:
-        plausible = isinstance(game_id, str) and GAME_ID.fullmatch(game_id) is not None
-        query = _LOCK_GAME if lock else _SELECT_GAME
-        row = db.execute(query, {"game_id": game_id}).first() if plausible else None
+        query = LOCK_GAME if lock else SELECT_GAME
+        row = db.execute(query, {"game_id": game_id}).first() if _plausible(game_id) else None
         if row is None:
             raise NotFound("There is no game with that id.")
         values = dict(row._mapping)
         name = values.pop("player_name")
         return GameRow(**values), name
 
-    def _view(self, db: Session, record: GameRow, name: str) -> GameView:
+    def _view(self, db: Session | Connection, record: GameRow, name: str) -> GameView:
         rules = get_ruleset(record.game)
         state = loads(record.state)
         finished = record.status != Status.PLAYING
@@ -426,15 +388,19 @@ class Games:
                 record.duration_ms = int((stamp - started).total_seconds() * 1000)
 
     @staticmethod
-    def _records(db: Session, game_id: str) -> Sequence[Any]:
-        return db.execute(_MOVE_LOG, {"game_id": game_id}).all()
+    def _records(db: Session | Connection, game_id: str) -> Sequence[Any]:
+        return db.execute(MOVE_LOG, {"game_id": game_id}).all()
 
-    def _active_moves(self, db: Session, game_id: str) -> list[tuple[str, bool]]:
+    def _active_moves(self, db: Session | Connection, game_id: str) -> list[tuple[str, bool]]:
         """The moves still in force: each undo takes back the latest one."""
         return active_moves(self._records(db, game_id))
 
-    def _log(self, db: Session, game_id: str) -> list[str]:
+    def _log(self, db: Session | Connection, game_id: str) -> list[str]:
         return [n for n, _ in self._active_moves(db, game_id)]
+
+
+def _plausible(game_id: str) -> bool:
+    return isinstance(game_id, str) and GAME_ID.fullmatch(game_id) is not None
 
 
 def active_moves(records: Sequence[Any]) -> list[tuple[str, bool]]:

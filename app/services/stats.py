@@ -27,10 +27,9 @@ import math
 from datetime import UTC, date, datetime
 from typing import Any, Protocol, cast
 
-from sqlalchemy import Table, case, or_, select, update
+from sqlalchemy import Connection, Table, case, or_, select, update
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
-from sqlalchemy.orm import Session
 
 from app.db.models import ALL_GAMES, DailyStats, DealStats, Game, GameDailyStats, PlayerStats
 from app.engine import Status
@@ -73,11 +72,11 @@ def wilson_lower_bound(won: int, played: int, z: float = Z_95) -> float:
     return max(0.0, (centre - margin) / (1 + z2 / played))
 
 
-def _insert(db: Session):  # type: ignore[no-untyped-def]
-    return pg_insert if db.get_bind().dialect.name == "postgresql" else sqlite_insert
+def _insert(db: Connection):  # type: ignore[no-untyped-def]
+    return pg_insert if db.dialect.name == "postgresql" else sqlite_insert
 
 
-def _bump(db: Session, record: PlayedGame, stamp: datetime, *, won: bool) -> None:
+def _bump(db: Connection, record: PlayedGame, stamp: datetime, *, won: bool) -> None:
     """Count the game as played (``won`` False) or as won, in the player's rows for its game
     and for all games: one upsert run for both rows, then their Wilson bounds."""
     stmt = _insert(db)(_PLAYER_T)
@@ -131,7 +130,7 @@ def utc_day(stamp: datetime) -> date:
     return stamp.date() if stamp.tzinfo is None else stamp.astimezone(UTC).date()
 
 
-def _bump_day(db: Session, record: PlayedGame, played: int, won: int) -> None:
+def _bump_day(db: Connection, record: PlayedGame, played: int, won: int) -> None:
     """Add to the player's and the game's counters of the day of the game's first move."""
     assert record.first_move_at is not None
     day = utc_day(record.first_move_at)
@@ -159,7 +158,7 @@ def _bump_day(db: Session, record: PlayedGame, played: int, won: int) -> None:
     )
 
 
-def count_played(db: Session, record: PlayedGame, stamp: datetime) -> None:
+def count_played(db: Connection, record: PlayedGame, stamp: datetime) -> None:
     """The game's first move was just accepted: from now on it counts as played."""
     _bump(db, record, stamp, won=False)
     _bump_day(db, record, 1, 0)
@@ -196,7 +195,7 @@ def count_played(db: Session, record: PlayedGame, stamp: datetime) -> None:
         _end_streaks(db, record.player_id, ended)
 
 
-def count_finished(db: Session, record: PlayedGame, stamp: datetime) -> None:
+def count_finished(db: Connection, record: PlayedGame, stamp: datetime) -> None:
     """The game just ended (won, lost or resigned). Games never played count for nothing."""
     if record.first_move_at is None:
         return
@@ -208,7 +207,7 @@ def count_finished(db: Session, record: PlayedGame, stamp: datetime) -> None:
     _count_deal_win(db, record)
 
 
-def _count_deal_win(db: Session, record: PlayedGame) -> None:
+def _count_deal_win(db: Connection, record: PlayedGame) -> None:
     # One statement: every SET expression reads the row as it was, under the row's lock.
     fewer = or_(_DEAL.fewest_moves.is_(None), _DEAL.fewest_moves > record.moves)
     ms = record.duration_ms  # set for every won game: a win takes at least one move
@@ -226,7 +225,7 @@ def _count_deal_win(db: Session, record: PlayedGame) -> None:
     )
 
 
-def _end_streaks(db: Session, player_id: str, games: tuple[str, ...]) -> None:
+def _end_streaks(db: Connection, player_id: str, games: tuple[str, ...]) -> None:
     db.execute(
         update(_PLAYER_T)
         .where(_PLAYER.player_id == player_id, _PLAYER.game.in_(games))

@@ -1,0 +1,232 @@
+"""The ``game`` row and its move log in SQL, and the transaction that changes a game.
+
+A move is one short transaction: lock the game row, read it, write the new row and append to
+the move log. :func:`move_transactions` picks one of two ways to run it, with the same
+statements and the same behaviour (the contract tests run on both databases):
+
+- :class:`CoreTransaction` (any database; the embedded SQLite): SQLAlchemy Core in a transaction
+  SQLAlchemy begins; on SQLite ``BEGIN IMMEDIATE`` takes the write lock.
+- :class:`PostgresTransaction`: two round trips instead of five. The connection is in autocommit
+  and the statements open and close the transaction themselves, sent with client-side
+  parameter binding (psycopg's ``ClientCursor``, which quotes every value as a literal) so that
+  several travel in one message: ``BEGIN; SELECT … FOR UPDATE`` and ``UPDATE …; INSERT …;
+  COMMIT``. On this machine a round trip costs the server process ~80 µs of CPU whatever the
+  statement, and the five of them were the largest part of a move (bench/RESULTS.md).
+
+Either way the transaction's :attr:`~MoveTransaction.db` is a SQLAlchemy connection inside the
+same transaction, for the statistics counters and the move log.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager, contextmanager
+from dataclasses import dataclass, fields
+from datetime import UTC, datetime
+from typing import Any, Protocol, cast
+
+from psycopg import ClientCursor
+from psycopg.pq import TransactionStatus
+from sqlalchemy import Connection, Engine, Table, bindparam, insert, select, update
+from sqlalchemy.sql import ClauseElement
+
+from app.db.models import Game, MoveRecord, Player
+
+
+@dataclass
+class GameRow:
+    """One ``game`` row as plain data: the move path reads and writes it with SQLAlchemy Core,
+    which costs a fraction of the ORM's unit of work on every move."""
+
+    id: str
+    player_id: str
+    game: str
+    deal: int
+    rules: str
+    state: str
+    version: int
+    status: str
+    moves: int
+    undos: int
+    can_undo: bool
+    created_at: datetime
+    updated_at: datetime
+    first_move_at: datetime | None
+    finished_at: datetime | None
+    duration_ms: int | None
+
+
+GAME = cast(Table, Game.__table__)
+MOVE = cast(Table, MoveRecord.__table__)
+_PLAYER = cast(Table, Player.__table__)
+MUTABLE = (
+    "state", "version", "status", "moves", "undos", "can_undo", "updated_at", "first_move_at",
+    "finished_at", "duration_ms",
+)  # fmt: skip
+_TIMES = ("created_at", "updated_at", "first_move_at", "finished_at")
+
+# Statements are built once: building and cache-keying one on every call costs more than
+# sending it.
+SELECT_GAME = (
+    select(*(GAME.c[f.name] for f in fields(GameRow)), _PLAYER.c.name.label("player_name"))
+    .join(_PLAYER, _PLAYER.c.id == GAME.c.player_id)
+    .where(GAME.c.id == bindparam("game_id"))
+)
+LOCK_GAME = SELECT_GAME.with_for_update(of=GAME)
+UPDATE_GAME = (
+    update(GAME)
+    .where(GAME.c.id == bindparam("game_id"))
+    .values({name: bindparam(name) for name in MUTABLE})
+)
+INSERT_MOVE = insert(MOVE)
+FIRST_RESPONSE = select(MOVE.c.response).where(
+    MOVE.c.game_id == bindparam("game_id"), MOVE.c.idempotency_key == bindparam("key")
+)
+MOVE_LOG = (
+    select(MOVE.c.action, MOVE.c.notation, MOVE.c.revealed)
+    .where(MOVE.c.game_id == bindparam("game_id"))
+    .order_by(MOVE.c.seq)
+)
+_LOCKED_COLUMNS = [str(c.key) for c in LOCK_GAME.selected_columns]
+
+
+@dataclass(frozen=True)
+class LockedGame:
+    row: GameRow
+    player_name: str
+    first_response: str | None  # the stored answer to an earlier request with the same key
+
+
+def game_values(row: GameRow) -> dict[str, Any]:
+    """The parameters of :data:`UPDATE_GAME` for this row."""
+    return {"game_id": row.id, **{name: getattr(row, name) for name in MUTABLE}}
+
+
+def move_values(row: GameRow, action: str, stamp: datetime, **extra: Any) -> dict[str, Any]:
+    """The parameters of :data:`INSERT_MOVE`: the action that made ``row``'s version."""
+    values = {"notation": None, "revealed": False, "idempotency_key": None, "response": None}
+    values.update(extra)
+    return {"game_id": row.id, "seq": row.version, "action": action, "created_at": stamp, **values}
+
+
+def locked_game(values: dict[str, Any], first_response: str | None) -> LockedGame:
+    name = values.pop("player_name")
+    return LockedGame(GameRow(**values), name, first_response)
+
+
+class MoveTransaction(Protocol):
+    @property
+    def db(self) -> Connection:
+        """SQLAlchemy, inside this transaction (statistics counters, the move log)."""
+
+    def lock(self, game_id: str, idempotency_key: str | None) -> LockedGame | None:
+        """The game, locked until the end of the transaction; None if there is no such game."""
+
+    def write(self, game: dict[str, Any], move: dict[str, Any]) -> None:
+        """Save the game and its new move-log entry, and commit."""
+
+
+class CoreTransaction:
+    def __init__(self, db: Connection) -> None:
+        self.db = db
+
+    def lock(self, game_id: str, idempotency_key: str | None) -> LockedGame | None:
+        found = self.db.execute(LOCK_GAME, {"game_id": game_id}).first()
+        if found is None:
+            return None
+        first = None
+        if idempotency_key is not None:
+            first = self.db.scalar(FIRST_RESPONSE, {"game_id": game_id, "key": idempotency_key})
+        return locked_game(dict(found._mapping), first)
+
+    def write(self, game: dict[str, Any], move: dict[str, Any]) -> None:
+        self.db.execute(UPDATE_GAME, game)
+        self.db.execute(INSERT_MOVE, move)
+        self.db.commit()
+
+
+class PostgresTransaction:
+    def __init__(self, db: Connection, sql: PostgresStatements) -> None:
+        self.db = db
+        self.sql = sql
+        driver = db.connection.driver_connection
+        assert driver is not None and driver.autocommit, "needs an autocommit psycopg connection"
+        self.cursor = ClientCursor(driver)
+
+    def lock(self, game_id: str, idempotency_key: str | None) -> LockedGame | None:
+        params: dict[str, Any] = {"game_id": game_id, "key": idempotency_key}
+        query = self.sql.begin_and_lock
+        if idempotency_key is not None:
+            query += "; " + self.sql.first_response
+        cursor = self.cursor
+        cursor.execute(query, params)
+        cursor.nextset()  # past BEGIN
+        found = cursor.fetchone()
+        if found is None:
+            return None
+        first = None
+        if idempotency_key is not None:
+            cursor.nextset()
+            answer = cursor.fetchone()
+            first = None if answer is None else answer[0]
+        values = dict(zip(_LOCKED_COLUMNS, found, strict=True))
+        for name in _TIMES:  # as the UTCDateTime column type would hand them back
+            if values[name] is not None:
+                values[name] = values[name].astimezone(UTC)
+        return locked_game(values, first)
+
+    def write(self, game: dict[str, Any], move: dict[str, Any]) -> None:
+        self.cursor.execute(self.sql.write_and_commit, {**move, **game})
+
+    def end(self) -> None:
+        """Roll back what a refused move left open (the lock and anything else)."""
+        driver = self.cursor.connection
+        if driver.info.transaction_status in (TransactionStatus.INTRANS, TransactionStatus.INERROR):
+            driver.execute("ROLLBACK")
+
+
+@dataclass(frozen=True)
+class PostgresStatements:
+    begin_and_lock: str
+    first_response: str
+    write_and_commit: str
+
+    @classmethod
+    def compile(cls, engine: Engine) -> PostgresStatements:
+        def sql(statement: ClauseElement) -> str:
+            return str(statement.compile(dialect=engine.dialect))
+
+        # The two write statements share one parameter dict: their names must not clash
+        # with a different meaning (game_id is the same game in both).
+        shared = set(MUTABLE) & {c.key for c in MOVE.c}
+        assert not shared, shared
+        return cls(
+            begin_and_lock="BEGIN; " + sql(LOCK_GAME),
+            first_response=sql(FIRST_RESPONSE),
+            write_and_commit=f"{sql(UPDATE_GAME)}; {sql(INSERT_MOVE)}; COMMIT",
+        )
+
+
+def move_transactions(engine: Engine) -> Callable[[], AbstractContextManager[MoveTransaction]]:
+    """How this database runs a move's transaction (see the module's docstring)."""
+    if engine.dialect.name == "postgresql" and engine.dialect.driver == "psycopg":
+        autocommit = engine.execution_options(isolation_level="AUTOCOMMIT")
+        statements = PostgresStatements.compile(engine)
+
+        @contextmanager
+        def postgres() -> Iterator[MoveTransaction]:
+            with autocommit.connect() as db:
+                tx = PostgresTransaction(db, statements)
+                try:
+                    yield tx
+                finally:
+                    tx.end()
+
+        return postgres
+
+    @contextmanager
+    def core() -> Iterator[MoveTransaction]:
+        with engine.begin() as db:
+            yield CoreTransaction(db)
+
+    return core
