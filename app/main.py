@@ -131,6 +131,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         gc.set_threshold(50_000, 50, 1000)
         yield
         engine.dispose()
+        app.state.games.close()
 
     app = FastAPI(
         lifespan=lifespan,

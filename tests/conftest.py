@@ -42,6 +42,7 @@ def app(settings: Settings) -> Iterator[FastAPI]:
     application = create_app(settings)
     yield application
     application.state.engine.dispose()
+    application.state.games.close()
 
 
 @pytest.fixture()

@@ -27,6 +27,26 @@ def make_engine(url: str, pool_size: int = 10) -> Engine:
     return create_engine(url, pool_size=pool_size, max_overflow=0, pool_recycle=1800)
 
 
+def make_move_engine(engine: Engine) -> Engine:
+    """The connections that moves' transactions run on (app/services/game_rows.py).
+
+    On PostgreSQL, a pool of its own, in autocommit, where the app prepares its statements
+    itself and psycopg prepares none: psycopg deallocates *every* prepared statement of a
+    connection whenever a transaction on it rolls back (as reading a game does), which would
+    drop the move path's statements in a shared pool. Elsewhere, the same engine.
+    """
+    if engine.dialect.name != "postgresql" or engine.dialect.driver != "psycopg":
+        return engine
+    return create_engine(
+        engine.url,
+        pool_size=engine.pool.size(),  # type: ignore[attr-defined]
+        max_overflow=0,
+        pool_recycle=1800,
+        isolation_level="AUTOCOMMIT",
+        connect_args={"prepare_threshold": None},
+    )
+
+
 def _sqlite_transactions_take_the_write_lock(engine: Engine) -> None:
     """SQLite has no SELECT … FOR UPDATE; BEGIN IMMEDIATE serializes writers instead, so that
     reading a game's version and writing the next one cannot interleave with another move."""

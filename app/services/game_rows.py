@@ -27,7 +27,7 @@ from typing import Any, Protocol, cast
 
 from psycopg import ClientCursor
 from psycopg.pq import TransactionStatus
-from sqlalchemy import Connection, Engine, Table, bindparam, insert, select, update
+from sqlalchemy import Connection, Dialect, Engine, Table, bindparam, insert, select, update
 from sqlalchemy.sql import ClauseElement
 
 from app.db.models import Game, MoveRecord, Player
@@ -150,14 +150,17 @@ class PostgresTransaction:
         self.db = db
         self.sql = sql
         driver = db.connection.driver_connection
-        assert driver is not None and driver.autocommit, "needs an autocommit psycopg connection"
+        assert driver is not None and driver.autocommit and driver.prepare_threshold is None, (
+            "moves need the connections of make_move_engine()"
+        )
         self.cursor = ClientCursor(driver)
+        sql.prepare_once(db)
 
     def lock(self, game_id: str, idempotency_key: str | None) -> LockedGame | None:
         params: dict[str, Any] = {"game_id": game_id, "key": idempotency_key}
         query = self.sql.begin_and_lock
         if idempotency_key is not None:
-            query += "; " + self.sql.first_response
+            query += "; " + self.sql.first_response.execute
         cursor = self.cursor
         cursor.execute(query, params)
         cursor.nextset()  # past BEGIN
@@ -186,36 +189,76 @@ class PostgresTransaction:
 
 
 @dataclass(frozen=True)
-class PostgresStatements:
-    begin_and_lock: str
-    first_response: str
-    write_and_commit: str
+class Prepared:
+    """A statement prepared once per connection (``PREPARE``), then run by name: PostgreSQL
+    plans the locking join of every move once instead of each time (~150 µs of its CPU)."""
+
+    name: str
+    prepare: str  # PREPARE name AS … with $1, $2, …
+    execute: str  # EXECUTE name(%(param)s, …), bound client-side
 
     @classmethod
-    def compile(cls, engine: Engine) -> PostgresStatements:
-        def sql(statement: ClauseElement) -> str:
-            return str(statement.compile(dialect=engine.dialect))
+    def of(cls, name: str, statement: ClauseElement, dialect: Dialect) -> Prepared:
+        compiled = statement.compile(dialect=dialect)
+        names = list(compiled.params)
+        # The compiled text uses pyformat placeholders (and %% for a literal %): formatting it
+        # with numbered placeholders gives the body of PREPARE.
+        body = str(compiled) % {n: f"${i}" for i, n in enumerate(names, 1)}
+        arguments = ", ".join(f"%({n})s" for n in names)
+        return cls(name, f"PREPARE {name} AS {body}", f"EXECUTE {name}({arguments})")
 
+
+@dataclass(frozen=True)
+class PostgresStatements:
+    lock_game: Prepared
+    first_response: Prepared
+    update_game: Prepared
+    insert_move: Prepared
+
+    @classmethod
+    def compile(cls, dialect: Dialect) -> PostgresStatements:
         # The two write statements share one parameter dict: their names must not clash
         # with a different meaning (game_id is the same game in both).
         shared = set(MUTABLE) & {c.key for c in MOVE.c}
         assert not shared, shared
         return cls(
-            begin_and_lock="BEGIN; " + sql(LOCK_GAME),
-            first_response=sql(FIRST_RESPONSE),
-            write_and_commit=f"{sql(UPDATE_GAME)}; {sql(INSERT_MOVE)}; COMMIT",
+            Prepared.of("ph_lock_game", LOCK_GAME, dialect),
+            Prepared.of("ph_first_response", FIRST_RESPONSE, dialect),
+            Prepared.of("ph_update_game", UPDATE_GAME, dialect),
+            Prepared.of("ph_insert_move", INSERT_MOVE, dialect),
         )
+
+    @property
+    def begin_and_lock(self) -> str:
+        return f"BEGIN; {self.lock_game.execute}"
+
+    @property
+    def write_and_commit(self) -> str:
+        return f"{self.update_game.execute}; {self.insert_move.execute}; COMMIT"
+
+    def prepare_once(self, db: Connection) -> None:
+        """Prepares the statements on this connection the first time it serves a move."""
+        info = db.connection.info
+        if info.get("ph_prepared") == self:
+            return
+        driver = db.connection.driver_connection
+        assert driver is not None
+        for statement in (self.lock_game, self.first_response, self.update_game, self.insert_move):
+            if info.get("ph_prepared") is not None:  # another app's statements in this process
+                driver.execute(f"DEALLOCATE {statement.name}")
+            driver.execute(statement.prepare)
+        info["ph_prepared"] = self
 
 
 def move_transactions(engine: Engine) -> Callable[[], AbstractContextManager[MoveTransaction]]:
-    """How this database runs a move's transaction (see the module's docstring)."""
+    """How this database runs a move's transaction (see the module's docstring); ``engine``
+    comes from ``app.db.session.make_move_engine``."""
     if engine.dialect.name == "postgresql" and engine.dialect.driver == "psycopg":
-        autocommit = engine.execution_options(isolation_level="AUTOCOMMIT")
-        statements = PostgresStatements.compile(engine)
+        statements = PostgresStatements.compile(engine.dialect)
 
         @contextmanager
         def postgres() -> Iterator[MoveTransaction]:
-            with autocommit.connect() as db:
+            with engine.connect() as db:
                 tx = PostgresTransaction(db, statements)
                 try:
                     yield tx

@@ -16,10 +16,11 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Connection, insert, select
+from sqlalchemy import Connection, Engine, insert, select
 from sqlalchemy.orm import Session, sessionmaker
 
 from app.db.models import Game, Player
+from app.db.session import make_move_engine
 from app.engine import (
     MAX_DEAL,
     RULES_VERSION,
@@ -156,10 +157,17 @@ class Games:
     sessions: sessionmaker[Session]
     deal_key: bytes
     _rng: secrets.SystemRandom = field(default_factory=secrets.SystemRandom)
+    move_engine: Engine = field(init=False)
     move_transaction: Callable[[], AbstractContextManager[MoveTransaction]] = field(init=False)
 
     def __post_init__(self) -> None:
-        self.move_transaction = move_transactions(self.sessions.kw["bind"])
+        self.move_engine = make_move_engine(self.sessions.kw["bind"])
+        self.move_transaction = move_transactions(self.move_engine)
+
+    def close(self) -> None:
+        """Closes the connections of the move path's own pool, if it has one."""
+        if self.move_engine is not self.sessions.kw["bind"]:
+            self.move_engine.dispose()
 
     # -- starting and reading ------------------------------------------------------------
 

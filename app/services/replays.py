@@ -26,9 +26,11 @@ class ReplayCheck:
 def open_games(database_url: str, deal_key: bytes) -> Iterator[Games]:
     """The game use cases over a database of their own, for operator commands."""
     engine = make_engine(database_url, pool_size=1)
+    games = Games(make_sessionmaker(engine), deal_key)
     try:
-        yield Games(make_sessionmaker(engine), deal_key)
+        yield games
     finally:
+        games.close()
         engine.dispose()
 
 

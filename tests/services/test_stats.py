@@ -234,12 +234,16 @@ def stats_db(
 
 
 @pytest.fixture()
-def env(stats_db: tuple[str, sessionmaker[Session]], monkeypatch: pytest.MonkeyPatch) -> Env:
+def env(
+    stats_db: tuple[str, sessionmaker[Session]], monkeypatch: pytest.MonkeyPatch
+) -> Iterator[Env]:
     url, sessions = stats_db
     empty(sessions)
     clock = Clock()
     monkeypatch.setattr(games_module, "now", clock)
-    return Env(sessions, Games(sessions, DEVELOPMENT_KEY), clock, url)
+    games = Games(sessions, DEVELOPMENT_KEY)
+    yield Env(sessions, games, clock, url)
+    games.close()
 
 
 def as_utc(value: datetime) -> datetime:

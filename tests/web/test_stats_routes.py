@@ -170,6 +170,7 @@ def own_app(backend: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[
     application = create_app(settings)
     yield application
     application.state.engine.dispose()
+    application.state.games.close()
 
 
 @pytest.fixture()
