@@ -292,10 +292,43 @@ def _postgres_pids(database: str | None = None) -> list[int]:
     return pids
 
 
-def _machine_busy() -> tuple[int, int]:
+def _machine_busy() -> tuple[int, int, int]:
+    """Busy, total and stolen ticks of all CPUs (/proc/stat: user nice system idle iowait irq
+    softirq steal …)."""
     fields = [int(x) for x in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]]
     idle = fields[3] + fields[4]
-    return sum(fields) - idle, sum(fields)
+    return sum(fields) - idle, sum(fields), fields[7]
+
+
+# A process that asks to wake every millisecond and notes how late it wakes: what any ready
+# process waits for a CPU at that moment (our load, and on a virtual machine its host's).
+STALL_PROBE = """
+import sys, time
+end = time.monotonic() + float(sys.argv[1])
+late = []
+while (t := time.monotonic()) < end:
+    time.sleep(0.001)
+    late.append(time.monotonic() - t - 0.001)
+late.sort()
+print(len(late), late[len(late) * 99 // 100], late[-1], sum(1 for x in late if x > 0.02))
+"""
+
+
+def start_stall_probe(seconds: float) -> subprocess.Popen[str]:
+    return subprocess.Popen(
+        [sys.executable, "-c", STALL_PROBE, str(seconds)], stdout=subprocess.PIPE, text=True
+    )
+
+
+def stall_report(probe: subprocess.Popen[str]) -> dict[str, float]:
+    out, _ = probe.communicate(timeout=30)
+    wakes, p99, worst, over_20 = out.split()
+    return {
+        "wake-ups": int(wakes),
+        "late p99 (ms)": round(float(p99) * 1000, 2),
+        "late max (ms)": round(float(worst) * 1000, 2),
+        "late > 20 ms": int(over_20),
+    }
 
 
 @dataclass
@@ -306,13 +339,14 @@ class CpuSnapshot:
     client: float
     busy: int
     total: int
+    steal: int
     at: float
 
 
 def cpu_snapshot(server_pid: int, database: str) -> CpuSnapshot:
     workers = _children(server_pid)
     usage = resource.getrusage(resource.RUSAGE_SELF)
-    busy, total = _machine_busy()
+    busy, total, steal = _machine_busy()
     return CpuSnapshot(
         server=_ticks(server_pid) + sum(_ticks(p) for p in workers),
         # Every PostgreSQL process, with the backends that exited since it started (reaped by
@@ -322,6 +356,7 @@ def cpu_snapshot(server_pid: int, database: str) -> CpuSnapshot:
         client=usage.ru_utime + usage.ru_stime,
         busy=busy,
         total=total,
+        steal=steal,
         at=time.monotonic(),
     )
 
@@ -366,6 +401,8 @@ def cpu_report(a: CpuSnapshot, b: CpuSnapshot, moves: int) -> dict[str, float]:
         # Whatever else ran meanwhile (on a shared machine: other people's tests, say).
         "everything else (cores)": max(0.0, busy - server - postgres - client),
         "machine busy (cores)": busy,
+        # Time the hypervisor ran something else while this machine had work (virtual CPUs).
+        "stolen (cores)": cores * (b.steal - a.steal) / max(1, b.total - a.total),
     }
 
 
@@ -418,6 +455,9 @@ def summarize(run: Run, t0: float, t1: float, cpu: dict[str, float]) -> dict[str
     ok = [s for s in moves if s.status == 200]
     lat = [s.latency * 1000 for s in moves]
     buckets = Counter(int((s.started + s.latency - t0) // 5) for s in ok)
+    by_window: dict[int, list[float]] = {}
+    for s in moves:
+        by_window.setdefault(int((s.started + s.latency - t0) // 5), []).append(s.latency * 1000)
     statuses = Counter(f"{s.kind} {s.status or 'connection lost'}" for s in run.samples)
     return {
         "window_s": round(t1 - t0, 2),
@@ -431,6 +471,10 @@ def summarize(run: Run, t0: float, t1: float, cpu: dict[str, float]) -> dict[str
             "p99": round(percentile(lat, 0.99), 2),
             "max": round(max(lat, default=math.nan), 2),
             "mean": round(sum(lat) / len(lat), 2) if lat else math.nan,
+            # A short stall of the machine shows as one slow window rather than a slow run.
+            "p99_by_5s": [
+                round(percentile(by_window.get(i, []), 0.99), 1) for i in range(int((t1 - t0) // 5))
+            ],
         },
         "other_latency_ms_p50": {
             kind: round(percentile([s.latency * 1000 for s in window if s.kind == kind], 0.5), 2)
@@ -460,11 +504,13 @@ def print_report(args: argparse.Namespace, facts: dict[str, str], result: dict[s
         f"move latency   p50 {lat['p50']} ms  p95 {lat['p95']} ms  p99 {lat['p99']} ms  "
         f"max {lat['max']} ms  mean {lat['mean']} ms"
     )
+    print(f"p99 per 5 s    {lat['p99_by_5s']}")
     print(f"other p50 ms   {result['other_latency_ms_p50']}")
     print(f"answers        {result['answers_whole_run']}")
     print(f"games          {result['games_started']} started; ended: {result['games_ended']}")
     print(f"cpu            {result['cpu']}")
     print(f"postgres /s    {result['postgres_per_s']}")
+    print(f"wake-up delay  {result['stalls']}")
     print(f"5xx {result['server_errors']}, lost connections {result['connection_errors']}")
 
 
@@ -482,6 +528,7 @@ async def benchmark(args: argparse.Namespace, port: int, server_pid: int) -> dic
     try:
         await asyncio.sleep(args.warmup)
         pg_before = await asyncio.to_thread(pg_counters, args.database_url)
+        probe = start_stall_probe(args.duration)
         t0, before = time.perf_counter(), cpu_snapshot(server_pid, database)
         while time.perf_counter() < t0 + args.duration and not all(t.done() for t in tasks):
             await asyncio.sleep(min(0.1, max(0.0, t0 + args.duration - time.perf_counter())))
@@ -505,6 +552,7 @@ async def benchmark(args: argparse.Namespace, port: int, server_pid: int) -> dic
     result["postgres_per_s"] = {
         k: round((pg_after[k] - pg_before[k]) / (t1 - t0), 1) for k in pg_before
     }
+    result["stalls"] = await asyncio.to_thread(stall_report, probe)
     result["client_errors_sample"] = run.errors[:10]
     return result
 
