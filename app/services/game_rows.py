@@ -237,17 +237,16 @@ class PostgresStatements:
         return f"{self.update_game.execute}; {self.insert_move.execute}; COMMIT"
 
     def prepare_once(self, db: Connection) -> None:
-        """Prepares the statements on this connection the first time it serves a move."""
+        """Prepares the statements on this connection the first time it serves a move; they
+        last as long as the connection (its pool's info dict starts empty on a reconnect)."""
         info = db.connection.info
-        if info.get("ph_prepared") == self:
+        if info.get("ph_prepared"):
             return
         driver = db.connection.driver_connection
         assert driver is not None
         for statement in (self.lock_game, self.first_response, self.update_game, self.insert_move):
-            if info.get("ph_prepared") is not None:  # another app's statements in this process
-                driver.execute(f"DEALLOCATE {statement.name}")
             driver.execute(statement.prepare)
-        info["ph_prepared"] = self
+        info["ph_prepared"] = True
 
 
 def move_transactions(engine: Engine) -> Callable[[], AbstractContextManager[MoveTransaction]]:
