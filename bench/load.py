@@ -25,6 +25,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import gc
 import json
 import math
 import os
@@ -188,9 +189,10 @@ def choose(moves: list[dict[str, Any]], rng: random.Random) -> dict[str, Any]:
     return rng.choice(moves)
 
 
-async def play(run: Run, token: str, seed: int) -> None:
+async def play(run: Run, token: str, seed: int, arrive_after: float = 0.0) -> None:
     rng = random.Random(seed)
     conn = Connection(run.port)
+    await asyncio.sleep(arrive_after)
     try:
         while not run.stop.is_set():
             slug = rng.choice(GAMES)
@@ -266,6 +268,14 @@ def _children(pid: int) -> list[int]:
     return [int(p) for p in text.split()]
 
 
+def _is_worker(pid: int) -> bool:
+    """A uvicorn worker process, not multiprocessing's resource tracker beside them."""
+    try:
+        return b"multiprocessing-fork" in Path(f"/proc/{pid}/cmdline").read_bytes()
+    except OSError:
+        return False
+
+
 def _reaped_ticks(pid: int) -> int:
     """CPU of a process's children that have exited (PostgreSQL backends that closed)."""
     try:
@@ -334,6 +344,7 @@ def stall_report(probe: subprocess.Popen[str]) -> dict[str, float]:
 @dataclass
 class CpuSnapshot:
     server: int
+    workers: dict[int, int]
     postgres: int
     bench_backends: dict[int, int]
     client: float
@@ -349,6 +360,7 @@ def cpu_snapshot(server_pid: int, database: str) -> CpuSnapshot:
     busy, total, steal = _machine_busy()
     return CpuSnapshot(
         server=_ticks(server_pid) + sum(_ticks(p) for p in workers),
+        workers={p: _ticks(p) for p in workers if _is_worker(p)},
         # Every PostgreSQL process, with the backends that exited since it started (reaped by
         # the postmaster): on a shared machine this includes other people's databases.
         postgres=sum(_ticks(p) + _reaped_ticks(p) for p in _postgres_pids()),
@@ -383,17 +395,22 @@ def pg_counters(url: str) -> dict[str, int]:
 def cpu_report(a: CpuSnapshot, b: CpuSnapshot, moves: int) -> dict[str, float]:
     hz = os.sysconf("SC_CLK_TCK")
     wall = b.at - a.at
-    cores = os.cpu_count() or 1
-    busy = cores * (b.busy - a.busy) / max(1, b.total - a.total)
+    ncpu = os.cpu_count() or 1
+    busy = ncpu * (b.busy - a.busy) / max(1, b.total - a.total)
     server = (b.server - a.server) / hz / wall
     postgres = (b.postgres - a.postgres) / hz / wall
     # Backends of the benchmark database that lived through the whole window.
     kept = a.bench_backends.keys() & b.bench_backends.keys()
     backends = sum(b.bench_backends[p] - a.bench_backends[p] for p in kept) / hz / wall
     client = (b.client - a.client) / wall
+    # Each worker serves the connections it accepted, for as long as they stay open.
+    per_worker = sorted(
+        (b.workers[p] - a.workers[p]) / hz / wall for p in a.workers.keys() & b.workers.keys()
+    )
     return {
         "uvicorn workers (cores)": server,
         "uvicorn CPU per move (ms)": 1000 * server * wall / max(1, moves),
+        **{f"worker {i + 1} (cores)": cores for i, cores in enumerate(per_worker)},
         "postgres, all processes (cores)": postgres,
         "postgres, bench db pooled backends (cores)": backends,
         "postgres CPU per move (ms, bench backends)": 1000 * backends * wall / max(1, moves),
@@ -402,7 +419,7 @@ def cpu_report(a: CpuSnapshot, b: CpuSnapshot, moves: int) -> dict[str, float]:
         "everything else (cores)": max(0.0, busy - server - postgres - client),
         "machine busy (cores)": busy,
         # Time the hypervisor ran something else while this machine had work (virtual CPUs).
-        "stolen (cores)": cores * (b.steal - a.steal) / max(1, b.total - a.total),
+        "stolen (cores)": ncpu * (b.steal - a.steal) / max(1, b.total - a.total),
     }
 
 
@@ -521,8 +538,21 @@ async def benchmark(args: argparse.Namespace, port: int, server_pid: int) -> dic
     database = local_postgres(args.database_url, "benchmark").database
     tokens = await make_players(port, args.players)
     run = Run(port=port, think=args.think_ms / 1000, max_moves=args.max_moves)
+    # The load generator's own collector pauses (measured: 124 young collections, one full one
+    # of 28 ms in a 35 s run) would be added to every request in flight at that moment. A run is
+    # short and makes little cyclic garbage, so it runs without.
+    gc.collect()
+    gc.freeze()
+    gc.disable()
+    # Players arrive one after another over the first half of the warm-up, not in one burst:
+    # uvicorn's workers share one listening socket, and a burst of connections is accepted
+    # largely by whichever worker wakes first (70 % / 30 % measured), which then serves them for
+    # the whole run (keep-alive).
+    spread = args.warmup / 2 if args.arrival == "spread" else 0.0
     tasks = [
-        asyncio.create_task(play(run, token, args.seed * 100_003 + i))
+        asyncio.create_task(
+            play(run, token, args.seed * 100_003 + i, spread * i / max(1, len(tokens)))
+        )
         for i, token in enumerate(tokens)
     ]
     try:
@@ -535,6 +565,7 @@ async def benchmark(args: argparse.Namespace, port: int, server_pid: int) -> dic
         t1, after = time.perf_counter(), cpu_snapshot(server_pid, database)
         pg_after = await asyncio.to_thread(pg_counters, args.database_url)
     finally:
+        gc.enable()
         run.stop.set()
         done, pending = await asyncio.wait(tasks, timeout=15)
         for task in pending:
@@ -573,6 +604,12 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--access-log", action="store_true", help="keep uvicorn's access log")
     parser.add_argument(
         "--db-pool-size", type=int, help="the server's DB_POOL_SIZE (default: the app's)"
+    )
+    parser.add_argument(
+        "--arrival",
+        choices=("spread", "burst"),
+        default="spread",
+        help="players connect over the first half of the warm-up, or all at once",
     )
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--json", type=Path, help="also write the results here as JSON")
