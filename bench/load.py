@@ -341,6 +341,48 @@ def stall_report(probe: subprocess.Popen[str]) -> dict[str, float]:
     }
 
 
+# A separate connection that commits a transaction with a transaction id every 20 ms: how long
+# PostgreSQL takes to make a commit durable (the WAL flush every move waits for) at that moment.
+COMMIT_PROBE = """
+import sys, time, psycopg
+seconds, url = float(sys.argv[1]), sys.argv[2]
+with psycopg.connect(url, autocommit=True) as conn:
+    start = time.monotonic()
+    worst = [0.0] * (int(seconds // 5) or 1)
+    took = []
+    while (t := time.monotonic()) < start + seconds:
+        conn.execute("SELECT txid_current()")
+        d = time.monotonic() - t
+        took.append(d)
+        i = min(len(worst) - 1, int((t - start) // 5))
+        worst[i] = max(worst[i], d)
+        time.sleep(0.02)
+took.sort()
+print(len(took), took[len(took) * 99 // 100], " ".join(str(w) for w in worst))
+"""
+
+
+def start_commit_probe(seconds: float, url: str) -> subprocess.Popen[str]:
+    from sqlalchemy.engine import make_url
+
+    plain = make_url(url).set(drivername="postgresql").render_as_string(hide_password=False)
+    return subprocess.Popen(
+        [sys.executable, "-c", COMMIT_PROBE, str(seconds), plain],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+
+
+def commit_report(probe: subprocess.Popen[str]) -> dict[str, Any]:
+    out, _ = probe.communicate(timeout=30)
+    count, p99, *worst = out.split()
+    return {
+        "commits": int(count),
+        "p99 (ms)": round(float(p99) * 1000, 2),
+        "max by 5 s (ms)": [round(float(w) * 1000, 1) for w in worst],
+    }
+
+
 @dataclass
 class CpuSnapshot:
     server: int
@@ -528,6 +570,7 @@ def print_report(args: argparse.Namespace, facts: dict[str, str], result: dict[s
     print(f"cpu            {result['cpu']}")
     print(f"postgres /s    {result['postgres_per_s']}")
     print(f"wake-up delay  {result['stalls']}")
+    print(f"commit probe   {result['commit_probe']}")
     print(f"5xx {result['server_errors']}, lost connections {result['connection_errors']}")
 
 
@@ -559,6 +602,7 @@ async def benchmark(args: argparse.Namespace, port: int, server_pid: int) -> dic
         await asyncio.sleep(args.warmup)
         pg_before = await asyncio.to_thread(pg_counters, args.database_url)
         probe = start_stall_probe(args.duration)
+        commits = start_commit_probe(args.duration, args.database_url)
         t0, before = time.perf_counter(), cpu_snapshot(server_pid, database)
         while time.perf_counter() < t0 + args.duration and not all(t.done() for t in tasks):
             await asyncio.sleep(min(0.1, max(0.0, t0 + args.duration - time.perf_counter())))
@@ -584,6 +628,7 @@ async def benchmark(args: argparse.Namespace, port: int, server_pid: int) -> dic
         k: round((pg_after[k] - pg_before[k]) / (t1 - t0), 1) for k in pg_before
     }
     result["stalls"] = await asyncio.to_thread(stall_report, probe)
+    result["commit_probe"] = await asyncio.to_thread(commit_report, commits)
     result["client_errors_sample"] = run.errors[:10]
     return result
 

@@ -249,23 +249,33 @@ class PostgresStatements:
         info["ph_prepared"] = True
 
 
-def move_transactions(engine: Engine) -> Callable[[], AbstractContextManager[MoveTransaction]]:
+Transactions = Callable[[], AbstractContextManager[MoveTransaction]]
+
+
+def move_transactions(engine: Engine) -> Transactions:
     """How this database runs a move's transaction (see the module's docstring); ``engine``
     comes from ``app.db.session.make_move_engine``."""
     if engine.dialect.name == "postgresql" and engine.dialect.driver == "psycopg":
-        statements = PostgresStatements.compile(engine.dialect)
+        return postgres_transactions(engine)
+    return core_transactions(engine)
 
-        @contextmanager
-        def postgres() -> Iterator[MoveTransaction]:
-            with engine.connect() as db:
-                tx = PostgresTransaction(db, statements)
-                try:
-                    yield tx
-                finally:
-                    tx.end()
 
-        return postgres
+def postgres_transactions(engine: Engine) -> Transactions:
+    statements = PostgresStatements.compile(engine.dialect)
 
+    @contextmanager
+    def postgres() -> Iterator[MoveTransaction]:
+        with engine.connect() as db:
+            tx = PostgresTransaction(db, statements)
+            try:
+                yield tx
+            finally:
+                tx.end()
+
+    return postgres
+
+
+def core_transactions(engine: Engine) -> Transactions:
     @contextmanager
     def core() -> Iterator[MoveTransaction]:
         with engine.begin() as db:

@@ -10,8 +10,7 @@ from __future__ import annotations
 import json
 import re
 import secrets
-from collections.abc import Callable, Sequence
-from contextlib import AbstractContextManager
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -57,7 +56,7 @@ from app.services.game_rows import (
     SELECT_GAME,
     UPDATE_GAME,
     GameRow,
-    MoveTransaction,
+    Transactions,
     game_values,
     move_transactions,
     move_values,
@@ -158,7 +157,7 @@ class Games:
     deal_key: bytes
     _rng: secrets.SystemRandom = field(default_factory=secrets.SystemRandom)
     move_engine: Engine = field(init=False)
-    move_transaction: Callable[[], AbstractContextManager[MoveTransaction]] = field(init=False)
+    move_transaction: Transactions = field(init=False)
 
     def __post_init__(self) -> None:
         self.move_engine = make_move_engine(self.sessions.kw["bind"])
