@@ -12,8 +12,12 @@ think time, and posts it with the current version; when a game ends (or reaches 
 when the player resigns) it starts another. After the warm-up it measures for --duration
 seconds, then stops everything it started, whatever happens (errors and Ctrl-C included).
 
-It reports moves/s, the p50/p95/p99 latency of move requests, the answers by status, and the
-CPU each party used; it exits non-zero if the server answered any 5xx or a connection failed.
+It reports moves/s, the p50/p95/p99 latency of move requests (and the p99 of each 5 s window),
+the answers by status, the CPU each party used (each worker too), and three probes that tell a
+stalled machine from a slow server: stolen CPU, how late a sleeping process wakes, and how long
+a commit takes on a connection of its own. It exits non-zero if the server answered any 5xx or a
+connection failed. Players arrive over the first half of the warm-up (``--arrival burst``: all
+at once).
 
 The client is a minimal HTTP/1.1 keep-alive client on asyncio (one connection per player), so
 that the load generator, which shares the machine's cores with the server and PostgreSQL,
