@@ -19,6 +19,17 @@ HOST = "127.0.0.1"  # the only address the benchmarks ever talk to
 LOCAL_HOSTS = {"127.0.0.1", "localhost", "::1"}
 
 
+def cpu_ticks(pid: int, *, reaped: bool = False) -> int:
+    """A process's CPU time in clock ticks (user + system), from /proc; with ``reaped``, that of
+    its children that have exited instead. 0 once the process is gone."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return 0
+    first = 13 if reaped else 11  # cutime, cstime / utime, stime
+    return int(fields[first]) + int(fields[first + 1])
+
+
 def local_postgres(url: str, purpose: str) -> Any:
     """The parsed URL, or exit: the benchmarks only ever touch a PostgreSQL on this machine."""
     from sqlalchemy.engine import make_url

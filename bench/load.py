@@ -48,6 +48,7 @@ from typing import Any
 
 from common import (
     HOST,
+    cpu_ticks,
     free_port,
     local_postgres,
     machine_facts,
@@ -256,14 +257,6 @@ async def make_players(port: int, count: int) -> list[str]:
 # -- CPU accounting --------------------------------------------------------------------------------
 
 
-def _ticks(pid: int) -> int:
-    try:
-        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    except OSError:
-        return 0
-    return int(fields[11]) + int(fields[12])  # utime + stime
-
-
 def _children(pid: int) -> list[int]:
     try:
         text = Path(f"/proc/{pid}/task/{pid}/children").read_text()
@@ -278,15 +271,6 @@ def _is_worker(pid: int) -> bool:
         return b"multiprocessing-fork" in Path(f"/proc/{pid}/cmdline").read_bytes()
     except OSError:
         return False
-
-
-def _reaped_ticks(pid: int) -> int:
-    """CPU of a process's children that have exited (PostgreSQL backends that closed)."""
-    try:
-        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    except OSError:
-        return 0
-    return int(fields[13]) + int(fields[14])  # cutime + cstime
 
 
 def _postgres_pids(database: str | None = None) -> list[int]:
@@ -405,12 +389,12 @@ def cpu_snapshot(server_pid: int, database: str) -> CpuSnapshot:
     usage = resource.getrusage(resource.RUSAGE_SELF)
     busy, total, steal = _machine_busy()
     return CpuSnapshot(
-        server=_ticks(server_pid) + sum(_ticks(p) for p in workers),
-        workers={p: _ticks(p) for p in workers if _is_worker(p)},
+        server=cpu_ticks(server_pid) + sum(cpu_ticks(p) for p in workers),
+        workers={p: cpu_ticks(p) for p in workers if _is_worker(p)},
         # Every PostgreSQL process, with the backends that exited since it started (reaped by
         # the postmaster): on a shared machine this includes other people's databases.
-        postgres=sum(_ticks(p) + _reaped_ticks(p) for p in _postgres_pids()),
-        bench_backends={p: _ticks(p) for p in _postgres_pids(database)},
+        postgres=sum(cpu_ticks(p) + cpu_ticks(p, reaped=True) for p in _postgres_pids()),
+        bench_backends={p: cpu_ticks(p) for p in _postgres_pids(database)},
         client=usage.ru_utime + usage.ru_stime,
         busy=busy,
         total=total,

@@ -29,7 +29,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from common import local_postgres, machine_facts, recreate_database
+from common import cpu_ticks, local_postgres, machine_facts, recreate_database
 from sqlalchemy import Engine, text
 
 from app.db.session import make_engine, make_move_engine, make_sessionmaker
@@ -47,9 +47,8 @@ from app.services.players import Players, now
 DEFAULT_URL = "postgresql+psycopg://postgres@127.0.0.1:5432/ph_bench_sql"
 
 
-def _ticks(pid: int) -> float:
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+def _cpu_seconds(pid: int) -> float:
+    return cpu_ticks(pid) / os.sysconf("SC_CLK_TCK")
 
 
 def _backend_pid(engine: Engine) -> int:
@@ -75,11 +74,11 @@ class Way:
 
     def measure(self, game_id: str, count: int) -> dict[str, float]:
         self.moves(game_id, count // 10)  # warm: pool, prepared statements, caches
-        cpu, backend, wall = time.process_time(), _ticks(self.backend), time.perf_counter()
+        cpu, backend, wall = time.process_time(), _cpu_seconds(self.backend), time.perf_counter()
         self.moves(game_id, count)
         return {
             "app CPU µs": (time.process_time() - cpu) / count * 1e6,
-            "PostgreSQL CPU µs": (_ticks(self.backend) - backend) / count * 1e6,
+            "PostgreSQL CPU µs": (_cpu_seconds(self.backend) - backend) / count * 1e6,
             "wall µs": (time.perf_counter() - wall) / count * 1e6,
         }
 

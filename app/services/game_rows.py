@@ -22,7 +22,8 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass, fields
-from datetime import UTC, datetime
+from datetime import datetime
+from functools import cached_property
 from typing import Any, Protocol, cast
 
 from psycopg import ClientCursor
@@ -30,7 +31,7 @@ from psycopg.pq import TransactionStatus
 from sqlalchemy import Connection, Dialect, Engine, Table, bindparam, insert, select, update
 from sqlalchemy.sql import ClauseElement
 
-from app.db.models import Game, MoveRecord, Player
+from app.db.models import Game, MoveRecord, Player, as_utc
 
 
 @dataclass
@@ -173,9 +174,8 @@ class PostgresTransaction:
             answer = cursor.fetchone()
             first = None if answer is None else answer[0]
         values = dict(zip(_LOCKED_COLUMNS, found, strict=True))
-        for name in _TIMES:  # as the UTCDateTime column type would hand them back
-            if values[name] is not None:
-                values[name] = values[name].astimezone(UTC)
+        for name in _TIMES:  # as the UTCDateTime column type hands them back
+            values[name] = as_utc(values[name])
         return locked_game(values, first)
 
     def write(self, game: dict[str, Any], move: dict[str, Any]) -> None:
@@ -228,11 +228,12 @@ class PostgresStatements:
             Prepared.of("ph_insert_move", INSERT_MOVE, dialect),
         )
 
-    @property
+    # Built once, used by every move.
+    @cached_property
     def begin_and_lock(self) -> str:
         return f"BEGIN; {self.lock_game.execute}"
 
-    @property
+    @cached_property
     def write_and_commit(self) -> str:
         return f"{self.update_game.execute}; {self.insert_move.execute}; COMMIT"
 
