@@ -27,7 +27,9 @@ def error_json(status: int, code: str, message: str, **extra: Any) -> JSONRespon
 
 
 def error_page(request: Request, status: int, message: str) -> Response:
-    title = {404: "Not found", 403: "Not yours", 409: "Conflict"}.get(status, "Something is off")
+    title = {404: "Not found", 403: "Not yours", 409: "Conflict", 429: "Slow down"}.get(
+        status, "Something is off"
+    )
     return render(request, "pages/error.html", {"title": title, "message": message}, status)
 
 
@@ -43,8 +45,11 @@ def install(app: FastAPI) -> None:
     @app.exception_handler(ServiceError)
     async def _service_error(request: Request, exc: ServiceError) -> Response:
         if is_api(request):
-            return error_json(exc.status, exc.code, exc.message)
-        return error_page(request, exc.status, exc.message)
+            response: Response = error_json(exc.status, exc.code, exc.message)
+        else:
+            response = error_page(request, exc.status, exc.message)
+        response.headers.update(getattr(exc, "headers", {}))
+        return response
 
     @app.exception_handler(RequestValidationError)
     async def _invalid(request: Request, exc: RequestValidationError) -> Response:

@@ -18,7 +18,7 @@ from fastapi.testclient import TestClient
 from app.engine import GAMES, Move, State, get_ruleset
 from app.engine.cards import face
 from app.web.board import auto_move_candidate
-from tests.web.support import GAME_SLUGS
+from tests.web.support import GAME_SLUGS, csrf
 
 HX = {"HX-Request": "true"}
 FRAGMENT_BUDGET = 2048  # bytes, uncompressed, for a typical one- or two-pile move
@@ -51,12 +51,6 @@ def top_level(html: str) -> list[dict[str, str | None]]:
     parser.feed(html)
     assert parser.depth == 0, "unbalanced markup"
     return parser.elements
-
-
-def csrf(client: TestClient) -> str:
-    if "csrftoken" not in client.cookies:
-        assert client.get("/").status_code == 200
-    return str(client.cookies["csrftoken"])
 
 
 def new_game(client: TestClient, slug: str, deal: int = 1) -> str:
