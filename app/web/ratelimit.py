@@ -7,17 +7,21 @@ A request over a limit gets ``429`` with ``Retry-After`` (seconds until the wind
 
 from __future__ import annotations
 
+import logging
 import math
 import time
 from dataclasses import dataclass
 
 from fastapi import Request
 from limits import RateLimitItem, parse_many
+from limits.errors import StorageError
 from limits.storage import MemoryStorage, RedisStorage, Storage
 from limits.strategies import FixedWindowRateLimiter
 
 from app.config import Settings
 from app.services.errors import ServiceError
+
+log = logging.getLogger(__name__)
 
 
 class RateLimited(ServiceError):
@@ -48,7 +52,11 @@ class RateLimits:
         self.storage: Storage
         if settings.redis_url:
             self.storage = RedisStorage(
-                settings.redis_url, key_prefix=f"{settings.rate_limit_prefix}:limits"
+                settings.redis_url,
+                key_prefix=f"{settings.rate_limit_prefix}:limits",
+                wrap_exceptions=True,
+                socket_connect_timeout=0.5,
+                socket_timeout=0.5,
             )
         else:
             self.storage = MemoryStorage()
@@ -75,9 +83,15 @@ class RateLimits:
         if not self.enabled:
             return
         for item in rule.items:
-            if not self.limiter.hit(item, rule.name, key):
-                reset = self.limiter.get_window_stats(item, rule.name, key).reset_time
-                retry = max(1, math.ceil(reset - time.time()))
+            try:
+                allowed = self.limiter.hit(item, rule.name, key)
+                stats = None if allowed else self.limiter.get_window_stats(item, rule.name, key)
+            except StorageError as exc:
+                # Redis unreachable: the limits fail open (players keep playing) and say so.
+                log.warning("rate limits unavailable, not counting: %s", exc)
+                return
+            if stats is not None:
+                retry = max(1, math.ceil(stats.reset_time - time.time()))
                 raise RateLimited(f"{rule.message} (try again in {retry} s)", retry)
 
     def hit_address(self, request: Request, rule: Rule | None = None) -> None:

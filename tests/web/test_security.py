@@ -702,3 +702,15 @@ def test_limits_are_shared_by_two_instances_through_redis(
         _retry_after(b.post("/api/players", json={}))  # the fourth, counted across both
         _retry_after(a.post("/api/players", json={}))
         assert c.post("/api/players", json={}).status_code == 201
+
+
+def test_limits_fail_open_when_redis_is_unreachable(
+    db_url: str, close_apps: list[FastAPI], caplog: pytest.LogCaptureFixture
+) -> None:
+    app = limited_app(db_url, redis_url="redis://127.0.0.1:1/0", rate_limit_new_players="1/hour")
+    close_apps.append(app)
+    app.state.limits.clear = lambda: None  # nothing to clear, and nowhere to clear it
+    with TestClient(app, client=("192.0.2.45", 1)) as c:
+        for _ in range(2):
+            assert c.post("/api/players", json={}).status_code == 201
+    assert "rate limits unavailable" in caplog.text
