@@ -47,27 +47,27 @@ def session_token(session: MutableMapping[str, Any]) -> str:
     return token
 
 
-def own_origin(scope: Scope, headers: Headers) -> str:
-    host = headers.get("host", "")
-    return f"{scope.get('scheme', 'http')}://{host}".lower()
-
-
-def _origin_of(url: str) -> str:
-    parts = urlsplit(url)
-    return f"{parts.scheme}://{parts.netloc}".lower()
+def _host_of(url: str) -> str:
+    return urlsplit(url).netloc.lower()
 
 
 def cross_site(scope: Scope, headers: Headers) -> str | None:
-    """Why the request comes from another site, or None when nothing says it does."""
+    """Why the request comes from another site, or None when nothing says it does.
+
+    ``Origin`` and ``Referer`` are compared by host and port with the ``Host`` the request was
+    sent to, not by scheme: behind a TLS proxy whose ``X-Forwarded-Proto`` is not trusted the
+    app sees ``http`` while the browser says ``https``. (The session's token is required
+    anyway; a page on another scheme of this host cannot read it.)
+    """
     fetch_site = headers.get("sec-fetch-site")
     if fetch_site is not None and fetch_site not in ("same-origin", "none"):
         return f"Sec-Fetch-Site: {fetch_site}"
-    here = own_origin(scope, headers)
+    here = headers.get("host", "").lower()
     origin = headers.get("origin")
     if origin is not None:
-        return None if origin.lower() == here else f"Origin: {origin}"
+        return None if origin != "null" and _host_of(origin) == here else f"Origin: {origin}"
     referer = headers.get("referer")
-    if referer is not None and _origin_of(referer) != here:
+    if referer is not None and _host_of(referer) != here:
         return "Referer from another site"
     return None
 

@@ -18,7 +18,7 @@ from app.services import daily
 from app.services.errors import NotFound, ServiceError
 from app.services.games import GameView
 from app.services.history import History, MyGames
-from app.services.players import check_name
+from app.services.players import check_name, name_key
 from app.web.board import RUN_GAMES, clock_text, pile_choices, pile_views, status_context
 from app.web.deps import (
     SESSION_VERSION,
@@ -254,7 +254,7 @@ def sign_in(
     try:
         limits = limits_of(request)
         limits.hit_address(request, limits.signin)
-        limits.hit(limits.signin, "name:" + name.strip().casefold())
+        limits.hit(limits.signin, "name:" + name_key(name.strip()))
         player = players.sign_in(name.strip(), password)
     except ServiceError as exc:
         return _refused(request, "Not signed in", exc)

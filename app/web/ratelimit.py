@@ -40,6 +40,30 @@ class Rule:
     message: str
 
 
+class SweepingMemoryStorage(MemoryStorage):
+    """limits' MemoryStorage, without its timer thread.
+
+    The library starts a ``threading.Timer`` after every increment whose previous timer has
+    finished (10 ms), to drop expired keys: under load that is a new thread a hundred times a
+    second per process, fighting the request threads for the GIL. Fixed windows expire their
+    counters lazily on read anyway; the keys nobody reads again are swept here, in the
+    request's thread, once a minute. (Overrides the private ``__schedule_expiry`` of
+    limits 5.8, which is pinned; tests/web/test_security.py checks no thread is started.)
+    """
+
+    SWEEP_SECONDS = 60.0
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._next_sweep = time.monotonic() + self.SWEEP_SECONDS
+
+    def _MemoryStorage__schedule_expiry(self) -> None:
+        now = time.monotonic()
+        if now >= self._next_sweep:
+            self._next_sweep = now + self.SWEEP_SECONDS
+            self._MemoryStorage__expire_events()  # type: ignore[attr-defined]
+
+
 def _rule(name: str, text: str, message: str) -> Rule:
     return Rule(name, tuple(parse_many(text)), message)
 
@@ -59,7 +83,7 @@ class RateLimits:
                 socket_timeout=0.5,
             )
         else:
-            self.storage = MemoryStorage()
+            self.storage = SweepingMemoryStorage()
         self.limiter = FixedWindowRateLimiter(self.storage)
         self.signin = _rule(
             "signin", settings.rate_limit_signin, "Too many sign-in attempts; wait and try again."

@@ -119,6 +119,10 @@ def test_every_page_works_under_the_csp(page: Page, server: Server) -> None:
     assert page.locator("h1").count() >= 1
     page.goto("/my-games")
     assert game_id in page.content()
+    page.goto("/account")
+    heading = page.locator("h1").inner_text()
+    page.goto(f"/players/{heading.removeprefix('You are ')}")
+    assert page.locator("h1").count() >= 1
     page.goto("/docs")
     page.wait_for_selector(".swagger-ui .opblock", timeout=20_000)
     page.goto("/redoc")

@@ -5,6 +5,8 @@ limits, undo/resign versions and idempotency, security headers, HEAD. On SQLite 
 from __future__ import annotations
 
 import secrets
+import threading
+import time
 import uuid
 from collections.abc import Iterator
 from typing import Any
@@ -13,6 +15,8 @@ from urllib.parse import quote
 import pytest
 from fastapi import FastAPI
 from fastapi.testclient import TestClient
+from limits import parse
+from limits.strategies import FixedWindowRateLimiter
 from sqlalchemy import func, select
 
 from app.config import DEVELOPMENT_SESSION_SECRET, Settings, strong_secret
@@ -21,6 +25,7 @@ from app.engine import DEVELOPMENT_KEY
 from app.main import SESSION_COOKIE, create_app
 from app.services import players as players_module
 from app.web.headers import CSP
+from app.web.ratelimit import SweepingMemoryStorage
 from tests.conftest import TEST_LIMITS
 from tests.web.hidden import HiddenCardGuard
 from tests.web.support import (
@@ -118,7 +123,8 @@ def test_a_foreign_origin_is_refused_even_with_a_valid_token(client: TestClient)
     foreign = [
         {"Origin": FOREIGN},
         {"Origin": "null"},
-        {"Origin": "https://testserver"},  # another scheme is another origin
+        {"Origin": "http://testserver:8080"},  # another port is another origin
+        {"Origin": "http://testserver.attacker.example"},
         {"Referer": f"{FOREIGN}/page"},
         {"Sec-Fetch-Site": "cross-site"},
         {"Sec-Fetch-Site": "same-site"},
@@ -714,3 +720,18 @@ def test_limits_fail_open_when_redis_is_unreachable(
         for _ in range(2):
             assert c.post("/api/players", json={}).status_code == 201
     assert "rate limits unavailable" in caplog.text
+
+
+def test_memory_limits_start_no_thread_and_sweep_expired_counts() -> None:
+    storage = SweepingMemoryStorage()
+    storage.timer.join()  # the one timer the library starts when it is made
+    limiter = FixedWindowRateLimiter(storage)
+    item = parse("2/second")
+    threads = threading.active_count()
+    assert [limiter.hit(item, "moves", "p") for _ in range(3)] == [True, True, False]
+    assert threading.active_count() == threads
+    assert not storage.timer.is_alive()
+    storage._next_sweep = 0.0
+    time.sleep(1.05)  # the window is over
+    assert limiter.hit(item, "moves", "q")  # sweeps first: p's count is gone
+    assert all("/p/" not in key for key in storage.storage)
