@@ -310,6 +310,8 @@ def test_random_secrets_are_accepted() -> None:
 
 def test_reading_pages_makes_no_player(client: TestClient, app: FastAPI, api: TestClient) -> None:
     game = start(api, "corners", 3)
+    finished = start(api, "corners", 4)
+    assert api.post(f"/api/games/{finished['id']}/resign").status_code == 200
     before = players_count(app)
     for url in (
         "/",
@@ -319,6 +321,7 @@ def test_reading_pages_makes_no_player(client: TestClient, app: FastAPI, api: Te
         "/deal/corners/3",
         "/rules/corners",
         f"/games/{game['id']}",
+        f"/games/{finished['id']}/replay",
         f"/players/{api.player['name']}",  # type: ignore[attr-defined]
         "/docs",
     ):
