@@ -161,7 +161,12 @@ def save_prefs(
     target = back if SAFE_BACK.fullmatch(back) else "/"
     response = RedirectResponse(target, status_code=303)
     response.set_cookie(
-        PREFS_COOKIE, prefs.cookie(), max_age=PREFS_MAX_AGE, samesite="lax", httponly=False
+        PREFS_COOKIE,
+        prefs.cookie(),
+        max_age=PREFS_MAX_AGE,
+        samesite="lax",
+        httponly=False,
+        secure=request.app.state.settings.secure_cookies,
     )
     return response
 

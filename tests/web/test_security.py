@@ -4,6 +4,7 @@ limits, undo/resign versions and idempotency, security headers, HEAD. On SQLite 
 
 from __future__ import annotations
 
+import re
 import secrets
 import threading
 import time
@@ -25,6 +26,7 @@ from app.engine import DEVELOPMENT_KEY
 from app.main import SESSION_COOKIE, create_app
 from app.services import players as players_module
 from app.web.headers import CSP
+from app.web.templating import PREFS_COOKIE
 from app.web.ratelimit import SweepingMemoryStorage
 from tests.conftest import TEST_LIMITS
 from tests.web.hidden import HiddenCardGuard
@@ -273,6 +275,15 @@ def test_cookies_are_secure_by_default_in_production(db_url: str) -> None:
             )
             assert "secure" in [a.strip().lower() for a in cookie.split(";")]
             assert page.headers["strict-transport-security"].startswith("max-age=")
+            token = re.search(r'name="csrftoken" value="([^"]+)"', page.text)
+            assert token
+            saved = c.post("/prefs", data={"four": "1", "csrftoken": token.group(1)})
+            prefs = next(
+                v
+                for v in saved.history[0].headers.get_list("set-cookie")
+                if v.startswith(PREFS_COOKIE + "=")
+            )
+            assert "secure" in [a.strip().lower() for a in prefs.split(";")]
     finally:
         app.state.engine.dispose()
         app.state.games.close()
