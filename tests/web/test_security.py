@@ -26,8 +26,8 @@ from app.engine import DEVELOPMENT_KEY
 from app.main import SESSION_COOKIE, create_app
 from app.services import players as players_module
 from app.web.headers import CSP
-from app.web.templating import PREFS_COOKIE
 from app.web.ratelimit import SweepingMemoryStorage
+from app.web.templating import PREFS_COOKIE
 from tests.conftest import TEST_LIMITS
 from tests.web.hidden import HiddenCardGuard
 from tests.web.support import (
