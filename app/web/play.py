@@ -154,8 +154,8 @@ def move(
     count: Annotated[str, Form(max_length=6)] = "1",
     notation: Annotated[str | None, Form(alias="move", max_length=24)] = None,
 ) -> Response:
-    limit_player(request, "moves", player)
     try:
+        limit_player(request, "moves", player)
         chosen = _parse_move(notation, from_, to, count, games, game_id)
         outcome = games.move(game_id, player, chosen, version)
     except InvalidMove as exc:
@@ -187,7 +187,9 @@ def _refused(request: Request, game_id: str, games: GamesDep, exc: ServiceError)
     are pages of their own, not board fragments."""
     if exc.status in (403, 404):
         raise exc
-    return _answer(request, game_id, games, None, error=exc.message, status=exc.status)
+    response = _answer(request, game_id, games, None, error=exc.message, status=exc.status)
+    response.headers.update(getattr(exc, "headers", {}))  # Retry-After of a rate limit
+    return response
 
 
 OptionalVersion = Annotated[str, Form(max_length=12)]
@@ -211,8 +213,8 @@ def undo(
     games: GamesDep,
     version: OptionalVersion = "",
 ) -> Response:
-    limit_player(request, "moves", player)
     try:
+        limit_player(request, "moves", player)
         view = games.undo(game_id, player, _version(version)).view
     except InvalidMove as exc:
         return _answer(request, game_id, games, None, error=str(exc), status=422)
@@ -232,8 +234,8 @@ def resign(
     games: GamesDep,
     version: OptionalVersion = "",
 ) -> Response:
-    limit_player(request, "moves", player)
     try:
+        limit_player(request, "moves", player)
         view = games.resign(game_id, player, _version(version)).view
     except InvalidMove as exc:
         return _answer(request, game_id, games, None, error=str(exc), status=422)

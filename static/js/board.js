@@ -425,7 +425,7 @@
     flight = null;
     if (!e.detail.xhr || e.detail.xhr.status === 0) {
       say("The server could not be reached: nothing was moved. Try again.", true);
-    } else if (e.detail.xhr.status >= 400 && e.detail.xhr.status !== 409 && e.detail.xhr.status !== 422) {
+    } else if (e.detail.xhr.status >= 400 && ![409, 422, 429].includes(e.detail.xhr.status)) {
       say("That did not work: please reload the page.", true);
     }
     cancel(true); // whatever was picked may have been swapped for a new element

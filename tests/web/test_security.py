@@ -688,6 +688,24 @@ def test_moves_are_rate_limited_per_player(db_url: str, close_apps: list[FastAPI
         assert move(c, other["id"], "stock-waste", 0).status_code == 200
 
 
+def test_a_rate_limited_board_action_answers_with_the_board_and_why(
+    db_url: str, close_apps: list[FastAPI]
+) -> None:
+    app = limited_app(db_url, rate_limit_moves="1/minute")
+    close_apps.append(app)
+    with TestClient(app, base_url="http://testserver") as c:
+        game_id = new_browser_game(c, "quadrangle")
+        url = f"/games/{game_id}/moves"
+        assert browser_post(c, url, {"move": "t5-t9", "version": "0"}, htmx=True).status_code == 200
+        refused = browser_post(c, url, {"move": "t8-t10", "version": "1"}, htmx=True)
+        seconds = _retry_after(refused)
+        assert "Too many moves" in refused.text and 'id="game-status"' in refused.text
+        assert seconds <= 60
+        undo = browser_post(c, f"/games/{game_id}/undo", {"version": "1"}, htmx=True)
+        _retry_after(undo)
+        assert c.get(f"/api/games/{game_id}").json()["version"] == 1
+
+
 REDIS_URL = "redis://127.0.0.1:6379/0"
 
 
