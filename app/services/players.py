@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import re
 import secrets
+import time
 import unicodedata
 from datetime import UTC, datetime
 
@@ -166,11 +167,16 @@ class Players:
     # Players are never deleted and tokens never change, so what was found once stays true:
     # remembering it saves a database round trip on every API call and every page.
     _CACHE_LIMIT = 100_000
+    SESSION_CACHE_SECONDS = 2.0
 
     def __init__(self, sessions: sessionmaker[Session]) -> None:
         self.sessions = sessions
         self._token_owner: dict[str, str] = {}
         self._known: set[str] = set()
+        # player id → (session version, when it was read): a browser request skips the
+        # database while its entry is fresh. This process's own bumps update it at once; a
+        # bump made by another process is seen here within SESSION_CACHE_SECONDS.
+        self._session_versions: dict[str, tuple[int, float]] = {}
 
     def create_anonymous(self) -> Player:
         with self.sessions.begin() as db:
@@ -186,18 +192,35 @@ class Players:
         """Whether the player is known to exist without asking the database."""
         return player_id in self._known
 
+    def cached_session_version(self, player_id: str) -> int | None:
+        """The session version read less than ``SESSION_CACHE_SECONDS`` ago, if any."""
+        found = self._session_versions.get(player_id)
+        if found is None or time.monotonic() - found[1] > self.SESSION_CACHE_SECONDS:
+            return None
+        return found[0]
+
     def session_version(self, player_id: str) -> int | None:
         """The player's current session version; None when there is no such player."""
         with self.sessions() as db:
             version = db.scalar(select(Player.session_version).where(Player.id == player_id))
-        return None if version is None else int(version)
+        if version is None:
+            return None
+        self._remember_version(player_id, int(version))
+        return int(version)
+
+    def _remember_version(self, player_id: str, version: int) -> None:
+        if len(self._session_versions) >= self._CACHE_LIMIT:
+            self._session_versions.clear()
+        self._session_versions[player_id] = (version, time.monotonic())
 
     def revoke_sessions(self, player_id: str) -> int:
         """Bumps the session version: every browser session of the player stops working."""
         with self.sessions.begin() as db:
             player = _must(db, player_id)
             player.session_version += 1
-            return player.session_version
+            version = player.session_version
+        self._remember_version(player_id, version)
+        return version
 
     def cached_token_owner(self, token: str) -> str | None:
         return self._token_owner.get(hash_token(token))
@@ -242,7 +265,8 @@ class Players:
         with self.sessions.begin() as db:
             player = _must(db, player_id)
             set_password(player, password)
-            return player
+        self._remember_version(player_id, player.session_version)
+        return player
 
     def sign_in(self, name: str, password: str) -> Player:
         with self.sessions.begin() as db:

@@ -66,7 +66,9 @@ async def viewer_id(request: Request, players: PlayersDep) -> str | None:
     pid = request.session.get(SESSION_PLAYER)
     if not isinstance(pid, str):
         return None
-    current = await run_in_threadpool(players.session_version, pid)
+    current = players.cached_session_version(pid)
+    if current is None:
+        current = await run_in_threadpool(players.session_version, pid)
     if current is None or current != request.session.get(SESSION_VERSION):
         request.session.pop(SESSION_PLAYER, None)
         request.session.pop(SESSION_VERSION, None)

@@ -260,6 +260,21 @@ def test_a_password_change_revokes_every_other_session(
         assert row is not None and row.session_version == 2  # set once, changed once
 
 
+def test_a_revocation_by_another_process_is_seen_within_the_cache_time(
+    client: TestClient, app: FastAPI, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Another worker bumps the row directly; this one's cache holds the old version for at
+    most SESSION_CACHE_SECONDS (here: none)."""
+    player_id, name = with_password(client)
+    assert account_name(client) == name
+    with app.state.sessions.begin() as db:
+        row = db.get(Player, player_id)
+        assert row is not None
+        row.session_version += 1
+    monkeypatch.setattr(app.state.players, "SESSION_CACHE_SECONDS", 0.0)
+    assert account_name(client) is None
+
+
 def test_cookies_are_secure_by_default_in_production(db_url: str) -> None:
     strong = {"deal_key": secrets.token_urlsafe(48), "session_secret": secrets.token_urlsafe(48)}
     assert Settings(app_env="production", database_url=db_url, **strong).secure_cookies
