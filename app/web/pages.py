@@ -17,17 +17,22 @@ from app.engine.cards import label_of, parse_code
 from app.services import daily
 from app.services.errors import NotFound, ServiceError
 from app.services.games import GameView
-from app.services.history import History
+from app.services.history import History, MyGames
+from app.services.players import check_name, name_key
 from app.web.board import RUN_GAMES, clock_text, pile_choices, pile_views, status_context
 from app.web.deps import (
-    SESSION_PLAYER,
+    SESSION_VERSION,
     BrowserPlayer,
     DealsDep,
     GamesDep,
     PlayersDep,
     SettingsDep,
+    ViewerDep,
+    new_browser_player,
+    sign_session_in,
 )
 from app.web.play import BOARD_FLASH
+from app.web.ratelimit import limits_of
 from app.web.templating import PREF_FLAGS, PREFS_COOKIE, PREFS_MAX_AGE, Prefs, render
 
 router = APIRouter()
@@ -67,14 +72,12 @@ def history(request: Request) -> History:
 
 
 @router.get("/")
-def home(
-    request: Request, player: BrowserPlayer, games: GamesDep, settings: SettingsDep
-) -> Response:
+def home(request: Request, viewer: ViewerDep, games: GamesDep, settings: SettingsDep) -> Response:
     return render(
         request,
         "pages/home.html",
         {
-            "in_progress": games.in_progress(player, 5),
+            "in_progress": games.in_progress(viewer, 5) if viewer else [],
             "max_deal": MAX_DEAL,
             "blurbs": BLURBS,
             "daily": daily.daily_deals(daily.today(), settings.deal_key_bytes),
@@ -83,8 +86,8 @@ def home(
 
 
 @router.get("/my-games")
-def my_games(request: Request, player: BrowserPlayer) -> Response:
-    mine = history(request).of(player)
+def my_games(request: Request, viewer: ViewerDep) -> Response:
+    mine = history(request).of(viewer) if viewer else MyGames([], [])
     return render(
         request,
         "pages/my_games.html",
@@ -94,18 +97,18 @@ def my_games(request: Request, player: BrowserPlayer) -> Response:
 
 @router.get("/deal/{game}/{number}")
 def deal_page(
-    request: Request, game: str, number: str, deals: DealsDep, viewer: BrowserPlayer
+    request: Request, game: str, number: str, deals: DealsDep, viewer: ViewerDep
 ) -> Response:
     summary = deals.summary(game, number, viewer)
     return render(request, "pages/deal.html", {"deal": summary, "rules": summary.rules})
 
 
 @router.get("/games/{game_id}")
-def board(request: Request, game_id: str, player: BrowserPlayer, games: GamesDep) -> Response:
-    view = games.get(game_id, player)
+def board(request: Request, game_id: str, viewer: ViewerDep, games: GamesDep) -> Response:
+    view = games.get(game_id, viewer)
     flash = request.session.pop(BOARD_FLASH, None)
     said = flash if isinstance(flash, dict) and flash.get("game") == game_id else {}
-    mine = view.record.player_id == player and not view.finished
+    mine = viewer is not None and view.record.player_id == viewer and not view.finished
     status = status_context(view)
     return render(
         request,
@@ -182,8 +185,8 @@ def rules_page(request: Request, game: str) -> Response:
 
 
 @router.get("/account")
-def account(request: Request, player: BrowserPlayer, players: PlayersDep) -> Response:
-    me = players.get(player)
+def account(request: Request, viewer: ViewerDep, players: PlayersDep) -> Response:
+    me = players.get(viewer) if viewer else None
     return render(
         request,
         "pages/account.html",
@@ -196,7 +199,11 @@ def account(request: Request, player: BrowserPlayer, players: PlayersDep) -> Res
 
 
 def _refused(request: Request, title: str, exc: ServiceError) -> Response:
-    return render(request, "pages/error.html", {"title": title, "message": exc.message}, exc.status)
+    response = render(
+        request, "pages/error.html", {"title": title, "message": exc.message}, exc.status
+    )
+    response.headers.update(getattr(exc, "headers", {}))
+    return response
 
 
 def _back_to_account(request: Request, message: str) -> Response:
@@ -208,14 +215,16 @@ def _back_to_account(request: Request, message: str) -> Response:
 def choose_name(
     request: Request,
     name: Annotated[str, Form(max_length=64)],
-    player: BrowserPlayer,
+    viewer: ViewerDep,
     players: PlayersDep,
 ) -> Response:
     try:
-        players.rename(player, name.strip())
+        chosen = check_name(name.strip())  # before a visitor gets a player for it
+        player = viewer or new_browser_player(request, players)
+        players.rename(player, chosen)
     except ServiceError as exc:
         return _refused(request, "Name not changed", exc)
-    return _back_to_account(request, f"You are now {name.strip()}.")
+    return _back_to_account(request, f"You are now {chosen}.")
 
 
 @router.post("/account/password")
@@ -226,10 +235,16 @@ def choose_password(
     players: PlayersDep,
 ) -> Response:
     try:
-        players.set_password(player, password)
+        me = players.set_password(player, password)
     except ServiceError as exc:
         return _refused(request, "Password not set", exc)
-    return _back_to_account(request, "Password set: you can now sign in on another device.")
+    # Every other session of this player is revoked; this one stays signed in.
+    request.session[SESSION_VERSION] = me.session_version
+    return _back_to_account(
+        request,
+        "Password set: you can now sign in on another device. Every other device you were "
+        "signed in on is signed out.",
+    )
 
 
 @router.post("/signin")
@@ -240,14 +255,20 @@ def sign_in(
     players: PlayersDep,
 ) -> Response:
     try:
+        limits = limits_of(request)
+        limits.hit_address(request, limits.signin)
+        limits.hit(limits.signin, "name:" + name_key(name.strip()))
         player = players.sign_in(name.strip(), password)
     except ServiceError as exc:
         return _refused(request, "Not signed in", exc)
-    request.session[SESSION_PLAYER] = player.id
+    sign_session_in(request, player.id, player.session_version)
     return _back_to_account(request, f"Signed in as {player.name}.")
 
 
 @router.post("/signout")
-def sign_out(request: Request) -> Response:
+def sign_out(request: Request, viewer: ViewerDep, players: PlayersDep) -> Response:
+    """Signs this player out everywhere: every copy of every session cookie stops working."""
+    if viewer is not None:
+        players.revoke_sessions(viewer)
     request.session.clear()
     return RedirectResponse("/", status_code=303)

@@ -26,6 +26,7 @@ from app.web.board import (
 )
 from app.web.deps import BrowserPlayer, GamesDep
 from app.web.htmx import is_htmx, vary_on_htmx
+from app.web.ratelimit import limit_player
 from app.web.templating import prefs_of, render
 
 router = APIRouter()
@@ -43,6 +44,7 @@ def start(
     game: Annotated[str, Form(max_length=64)],
     deal: Annotated[str, Form(max_length=20)] = "",
 ) -> Response:
+    limit_player(request, "games", player)
     number = _whole_number(deal)
     if deal.strip() and number is None:
         return render(
@@ -167,6 +169,7 @@ def move(
     count: Annotated[str, Form(max_length=6)] = "1",
     notation: Annotated[str | None, Form(alias="move", max_length=24)] = None,
 ) -> Response:
+    limit_player(request, "moves", player)
     try:
         chosen = _parse_move(notation, from_, to, count, games, game_id, player)
         outcome = games.move(game_id, player, chosen, version)
@@ -210,10 +213,32 @@ def _refused(
     return _answer(request, game_id, player, games, None, error=exc.message, status=exc.status)
 
 
+OptionalVersion = Annotated[str, Form(max_length=12)]
+
+
+def _version(text: str) -> int | None:
+    """The board's version sent with undo and resign (empty: the form did not say)."""
+    if not text.strip():
+        return None
+    number = _whole_number(text)
+    if number is None:
+        raise InvalidMove("The version is a whole number.")
+    return number
+
+
 @router.post("/games/{game_id}/undo")
-def undo(request: Request, game_id: str, player: BrowserPlayer, games: GamesDep) -> Response:
+def undo(
+    request: Request,
+    game_id: str,
+    player: BrowserPlayer,
+    games: GamesDep,
+    version: OptionalVersion = "",
+) -> Response:
+    limit_player(request, "moves", player)
     try:
-        view = games.undo(game_id, player)
+        view = games.undo(game_id, player, _version(version)).view
+    except InvalidMove as exc:
+        return _answer(request, game_id, player, games, None, error=str(exc), status=422)
     except ServiceError as exc:
         return _refused(request, game_id, player, games, exc)
     step = view.step
@@ -223,9 +248,18 @@ def undo(request: Request, game_id: str, player: BrowserPlayer, games: GamesDep)
 
 
 @router.post("/games/{game_id}/resign")
-def resign(request: Request, game_id: str, player: BrowserPlayer, games: GamesDep) -> Response:
+def resign(
+    request: Request,
+    game_id: str,
+    player: BrowserPlayer,
+    games: GamesDep,
+    version: OptionalVersion = "",
+) -> Response:
+    limit_player(request, "moves", player)
     try:
-        view = games.resign(game_id, player)
+        view = games.resign(game_id, player, _version(version)).view
+    except InvalidMove as exc:
+        return _answer(request, game_id, player, games, None, error=str(exc), status=422)
     except ServiceError as exc:
         return _refused(request, game_id, player, games, exc)
     return _answer(request, game_id, player, games, view, text="You resigned: the game is over.")
