@@ -85,7 +85,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.state.sessions = sessions
     app.state.games = Games(sessions, settings.deal_key_bytes)
     app.state.players = Players(sessions)
-    app.state.deals = Deals(sessions)
+    app.state.deals = Deals(sessions, settings.deal_key_bytes)
     app.state.limits = RateLimits(settings)
     app.state.leaderboards = Leaderboards(
         sessions,

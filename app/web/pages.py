@@ -26,6 +26,7 @@ from app.web.deps import (
     DealsDep,
     GamesDep,
     PlayersDep,
+    SettingsDep,
     ViewerDep,
     new_browser_player,
     sign_session_in,
@@ -71,7 +72,7 @@ def history(request: Request) -> History:
 
 
 @router.get("/")
-def home(request: Request, viewer: ViewerDep, games: GamesDep) -> Response:
+def home(request: Request, viewer: ViewerDep, games: GamesDep, settings: SettingsDep) -> Response:
     return render(
         request,
         "pages/home.html",
@@ -79,7 +80,7 @@ def home(request: Request, viewer: ViewerDep, games: GamesDep) -> Response:
             "in_progress": games.in_progress(viewer, 5) if viewer else [],
             "max_deal": MAX_DEAL,
             "blurbs": BLURBS,
-            "daily": daily.daily_deals(daily.today()),
+            "daily": daily.daily_deals(daily.today(), settings.deal_key_bytes),
         },
     )
 
@@ -95,14 +96,16 @@ def my_games(request: Request, viewer: ViewerDep) -> Response:
 
 
 @router.get("/deal/{game}/{number}")
-def deal_page(request: Request, game: str, number: str, deals: DealsDep) -> Response:
-    summary = deals.summary(game, number)
+def deal_page(
+    request: Request, game: str, number: str, deals: DealsDep, viewer: ViewerDep
+) -> Response:
+    summary = deals.summary(game, number, viewer)
     return render(request, "pages/deal.html", {"deal": summary, "rules": summary.rules})
 
 
 @router.get("/games/{game_id}")
 def board(request: Request, game_id: str, viewer: ViewerDep, games: GamesDep) -> Response:
-    view = games.get(game_id)
+    view = games.get(game_id, viewer)
     flash = request.session.pop(BOARD_FLASH, None)
     said = flash if isinstance(flash, dict) and flash.get("game") == game_id else {}
     mine = viewer is not None and view.record.player_id == viewer and not view.finished

@@ -347,11 +347,13 @@ def test_reading_pages_makes_no_player(client: TestClient, app: FastAPI, api: Te
         "/deal/corners/3",
         "/rules/corners",
         f"/games/{game['id']}",
-        f"/games/{finished['id']}/replay",
         f"/players/{api.player['name']}",  # type: ignore[attr-defined]
         "/docs",
     ):
         assert client.get(url).status_code == 200, url
+    # A replay is for players who finished the deal (the same-deal rule): a visitor is told so,
+    # and is not made a player to be told.
+    assert client.get(f"/games/{finished['id']}/replay").status_code == 403
     assert client.get("/account").text.count("You have not played yet") == 1
     assert "Resign" not in client.get(f"/games/{game['id']}").text  # not this visitor's game
     assert players_count(app) == before
