@@ -622,6 +622,18 @@ def test_head_answers_wherever_get_does(client: TestClient, api: TestClient) -> 
     assert client.head(f"/api/games/{game['id']}/moves").status_code == 405
 
 
+def test_every_get_route_without_parameters_answers_head(client: TestClient, app: FastAPI) -> None:
+    schema = app.openapi()["paths"]
+    routes = [p for p, ops in schema.items() if "get" in ops and "{" not in p]
+    routes += ["/docs", "/redoc", "/openapi.json"]  # not in the schema themselves
+    assert {"/", "/leaderboard", "/api/daily"} <= set(routes)
+    routes.append("/healthz")
+    for path in routes:
+        got, head = client.get(path), client.head(path)
+        assert head.status_code == got.status_code, path
+        assert head.content == b"", path
+
+
 # -- rate limits ---------------------------------------------------------------------------------
 
 
