@@ -16,12 +16,12 @@ from starlette.middleware.sessions import SessionMiddleware
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from app.config import PROJECT_DIR, Settings, get_settings
-from app.db.session import make_engine, make_sessionmaker
+from app.db.session import Limits, make_engine, make_sessionmaker
 from app.services.deals import Deals
 from app.services.games import Games
 from app.services.leaderboard import Leaderboards
 from app.services.players import Players
-from app.web import errors
+from app.web import errors, faults
 from app.web.router import router
 
 SESSION_COOKIE = "ph_session"
@@ -112,7 +112,12 @@ class BrowserOnly:
 
 def create_app(settings: Settings | None = None) -> FastAPI:
     settings = settings or get_settings()
-    engine = make_engine(settings.database_url, settings.db_pool_size)
+    limits = Limits(
+        pool_timeout_ms=settings.db_pool_timeout_ms,
+        statement_timeout_ms=settings.db_statement_timeout_ms,
+        lock_timeout_ms=settings.db_lock_timeout_ms,
+    )
+    engine = make_engine(settings.database_url, settings.db_pool_size, limits)
     sessions = make_sessionmaker(engine)
 
     @asynccontextmanager
@@ -142,7 +147,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.state.settings = settings
     app.state.engine = engine
     app.state.sessions = sessions
-    app.state.games = Games(sessions, settings.deal_key_bytes)
+    app.state.games = Games(
+        sessions, settings.deal_key_bytes, max_moves=settings.max_moves_per_game
+    )
     app.state.players = Players(sessions)
     app.state.deals = Deals(sessions)
     app.state.leaderboards = Leaderboards(
@@ -152,6 +159,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     )
 
     errors.install(app)
+    faults.install(app)
     app.include_router(router)
     app.mount("/static", StaticFiles(directory=PROJECT_DIR / "static"), name="static")
 

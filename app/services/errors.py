@@ -54,3 +54,9 @@ class NameTaken(ServiceError):
 
 class BadCredentials(ServiceError):
     status, code = 401, "bad_credentials"
+
+
+class Unavailable(ServiceError):
+    """The database cannot be reached or is too busy right now: try again shortly."""
+
+    status, code = 503, "unavailable"

@@ -8,6 +8,7 @@ engine, writes the new state with ``version + 1`` and appends to the move log.
 from __future__ import annotations
 
 import json
+import logging
 import re
 import secrets
 from collections.abc import Sequence
@@ -18,6 +19,7 @@ from typing import Any
 from sqlalchemy import Connection, Engine, insert, select
 from sqlalchemy.orm import Session, sessionmaker
 
+from app.db.faults import OutcomeUnknown, is_disconnect, summary
 from app.db.models import Game, Player
 from app.db.session import make_move_engine
 from app.engine import (
@@ -46,6 +48,7 @@ from app.services.errors import (
     InvalidRequest,
     NotFound,
     StaleVersion,
+    Unavailable,
     UndoUnavailable,
 )
 from app.services.game_rows import (
@@ -64,6 +67,8 @@ from app.services.game_rows import (
 from app.services.players import new_id, now
 
 MAX_IDEMPOTENCY_KEY = 100
+DEFAULT_MAX_MOVES = 2000
+logger = logging.getLogger("patience_hall.games")
 # Game ids are ``new_id()`` strings; anything else (a NUL byte, which PostgreSQL refuses in a
 # query parameter, or a very long string) cannot name a game and is not sent to the database.
 GAME_ID = re.compile(r"[A-Za-z0-9_-]{1,32}")
@@ -88,6 +93,16 @@ class GameView:
     legal_moves: list[Move]
     log: list[str] | None = None  # only for finished games
     step: Step | None = None  # the step just played, for fragments of the changed piles
+    max_moves: int | None = None  # the move cap, when the service knows it
+
+    @property
+    def move_limit_reached(self) -> bool:
+        """Lost because the game reached the cap on moves per game (not for want of moves)."""
+        return (
+            self.max_moves is not None
+            and self.record.status == Status.LOST
+            and self.record.moves >= self.max_moves
+        )
 
     @property
     def finished(self) -> bool:
@@ -127,6 +142,10 @@ class GameView:
                 {"from": m.source, "to": m.target, "count": m.count} for m in self.legal_moves
             ],
         }
+        if self.max_moves is not None:
+            data["max_moves"] = self.max_moves
+            if self.move_limit_reached:
+                data["ended_by"] = "move_limit"
         if self.log is not None:
             data["log"] = self.log
         return data
@@ -155,6 +174,7 @@ class Games:
 
     sessions: sessionmaker[Session]
     deal_key: bytes
+    max_moves: int = DEFAULT_MAX_MOVES  # accepted moves per game; the last one ends it as lost
     _rng: secrets.SystemRandom = field(default_factory=secrets.SystemRandom)
     move_engine: Engine = field(init=False)
     move_transaction: Transactions = field(init=False)
@@ -202,7 +222,7 @@ class Games:
                 duration_ms=None,
             )
             db.execute(insert(GAME).values(**vars(record)))
-            return GameView(record, name, rules, state, legal)
+            return GameView(record, name, rules, state, legal, max_moves=self.max_moves)
 
     def get(self, game_id: str) -> GameView:
         with self.sessions() as db:
@@ -228,6 +248,36 @@ class Games:
             raise InvalidRequest(f"An Idempotency-Key has 1 to {MAX_IDEMPOTENCY_KEY} characters.")
         if not _plausible(game_id):
             raise NotFound("There is no game with that id.")
+        try:
+            return self._move_once(game_id, player_id, move, version, idempotency_key)
+        except OutcomeUnknown as exc:
+            logger.warning("move outcome unknown, game %s: %s", game_id, summary(exc))
+            raise Unavailable(
+                "The connection to the database was lost while your move was being saved. "
+                "Send it again with the same Idempotency-Key: it will be applied once."
+            ) from None
+        except Exception as exc:
+            if not is_disconnect(exc):
+                raise
+            # Nothing was applied (the COMMIT was never sent): once more, on a new connection.
+            logger.warning("move retried on a new connection, game %s: %s", game_id, summary(exc))
+        try:
+            return self._move_once(game_id, player_id, move, version, idempotency_key)
+        except OutcomeUnknown as exc:
+            logger.warning("move outcome unknown, game %s: %s", game_id, summary(exc))
+            raise Unavailable(
+                "The connection to the database was lost while your move was being saved. "
+                "Send it again with the same Idempotency-Key: it will be applied once."
+            ) from None
+
+    def _move_once(
+        self,
+        game_id: str,
+        player_id: str | None,
+        move: Move,
+        version: int,
+        idempotency_key: str | None,
+    ) -> MoveOutcome:
         with self.move_transaction() as tx:
             locked = tx.lock(game_id, idempotency_key)
             if locked is None:
@@ -254,12 +304,16 @@ class Games:
             record.can_undo = not step.revealed
             first_move = record.first_move_at is None
             record.first_move_at = record.first_move_at or stamp
-            self._advance(record, _status(rules, step.after, legal), stamp)
+            status = _status(rules, step.after, legal)
+            if status == Status.PLAYING and record.moves >= self.max_moves:
+                status, legal = Status.LOST, []  # the move cap ends the game (README)
+            self._advance(record, status, stamp)
             if first_move:
                 stats.count_played(tx.db, record, stamp)
             if record.status != Status.PLAYING:
                 stats.count_finished(tx.db, record, stamp)
             view = GameView(record, name, rules, step.after, legal, step=step)
+            view.max_moves = self.max_moves
             if view.finished:
                 view.log = [*self._log(tx.db, game_id), str(move)]
             response = json.dumps(view.to_json()) if idempotency_key else None
@@ -308,7 +362,9 @@ class Games:
                 pid for pid, a, b in zip(rules.pile_ids, before.piles, state.piles) if a != b
             )
             undo_step = Step(before, Move.parse(active[-1][0]), state, False, changed)
-            return GameView(record, name, rules, state, legal, step=undo_step)
+            return GameView(
+                record, name, rules, state, legal, step=undo_step, max_moves=self.max_moves
+            )
 
     def resign(self, game_id: str, player_id: str | None) -> GameView:
         with self.sessions.begin() as db:
@@ -335,7 +391,9 @@ class Games:
         state = rules.replay(
             rules.deal(record.deal, self.deal_key), [Move.parse(m) for m in moves[:at]]
         )
-        return ReplayView(GameView(record, name, rules, state, [], moves), moves, at)
+        return ReplayView(
+            GameView(record, name, rules, state, [], moves, max_moves=self.max_moves), moves, at
+        )
 
     # -- the move log ---------------------------------------------------------------------
 
@@ -364,16 +422,20 @@ class Games:
         finished = record.status != Status.PLAYING
         legal = [] if finished else rules.legal_moves(state)
         log = self._log(db, record.id) if finished else None
-        return GameView(record, name, rules, state, legal, log)
+        return GameView(record, name, rules, state, legal, log, max_moves=self.max_moves)
 
     @staticmethod
     def _check_owner(record: GameRow, player_id: str | None) -> None:
         if player_id != record.player_id:
             raise Forbidden("This game belongs to another player.")
 
-    @staticmethod
-    def _check_playable(record: GameRow, version: int) -> None:
+    def _check_playable(self, record: GameRow, version: int) -> None:
         if record.status != Status.PLAYING:
+            if record.moves >= self.max_moves:
+                raise GameOver(
+                    f"The game is over: it reached the limit of {self.max_moves} moves and "
+                    "counts as lost."
+                )
             raise GameOver(f"The game is over ({record.status}).")
         if version != record.version:
             raise StaleVersion(

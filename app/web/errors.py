@@ -27,7 +27,12 @@ def error_json(status: int, code: str, message: str, **extra: Any) -> JSONRespon
 
 
 def error_page(request: Request, status: int, message: str) -> Response:
-    title = {404: "Not found", 403: "Not yours", 409: "Conflict"}.get(status, "Something is off")
+    title = {
+        404: "Not found",
+        403: "Not yours",
+        409: "Conflict",
+        503: "Back in a moment",
+    }.get(status, "Something is off")
     return render(request, "pages/error.html", {"title": title, "message": message}, status)
 
 
@@ -43,8 +48,12 @@ def install(app: FastAPI) -> None:
     @app.exception_handler(ServiceError)
     async def _service_error(request: Request, exc: ServiceError) -> Response:
         if is_api(request):
-            return error_json(exc.status, exc.code, exc.message)
-        return error_page(request, exc.status, exc.message)
+            response: Response = error_json(exc.status, exc.code, exc.message)
+        else:
+            response = error_page(request, exc.status, exc.message)
+        if exc.status == 503:
+            response.headers["Retry-After"] = str(request.app.state.settings.retry_after_seconds)
+        return response
 
     @app.exception_handler(RequestValidationError)
     async def _invalid(request: Request, exc: RequestValidationError) -> Response:
