@@ -87,9 +87,12 @@ FIRST_RESPONSE = select(MOVE.c.response).where(
     MOVE.c.game_id == bindparam("game_id"), MOVE.c.idempotency_key == bindparam("key")
 )
 MOVE_LOG = (
-    select(MOVE.c.action, MOVE.c.notation, MOVE.c.revealed)
+    select(MOVE.c.seq, MOVE.c.action, MOVE.c.notation, MOVE.c.revealed)
     .where(MOVE.c.game_id == bindparam("game_id"))
     .order_by(MOVE.c.seq)
+)
+SNAPSHOT = select(MOVE.c.snapshot).where(
+    MOVE.c.game_id == bindparam("game_id"), MOVE.c.seq == bindparam("seq")
 )
 _LOCKED_COLUMNS = [str(c.key) for c in LOCK_GAME.selected_columns]
 
@@ -108,7 +111,13 @@ def game_values(row: GameRow) -> dict[str, Any]:
 
 def move_values(row: GameRow, action: str, stamp: datetime, **extra: Any) -> dict[str, Any]:
     """The parameters of :data:`INSERT_MOVE`: the action that made ``row``'s version."""
-    values = {"notation": None, "revealed": False, "idempotency_key": None, "response": None}
+    values = {
+        "notation": None,
+        "revealed": False,
+        "idempotency_key": None,
+        "response": None,
+        "snapshot": None,
+    }
     values.update(extra)
     return {"game_id": row.id, "seq": row.version, "action": action, "created_at": stamp, **values}
 

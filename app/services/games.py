@@ -11,6 +11,8 @@ import json
 import logging
 import re
 import secrets
+import threading
+from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -57,6 +59,7 @@ from app.services.game_rows import (
     LOCK_GAME,
     MOVE_LOG,
     SELECT_GAME,
+    SNAPSHOT,
     UPDATE_GAME,
     GameRow,
     Transactions,
@@ -68,6 +71,10 @@ from app.services.players import new_id, now
 
 MAX_IDEMPOTENCY_KEY = 100
 DEFAULT_MAX_MOVES = 2000
+# Every SNAPSHOT_EVERY-th move still in force stores the state in its move-log row: a replay
+# step or an undo replays at most SNAPSHOT_EVERY - 1 moves from the nearest one.
+SNAPSHOT_EVERY = 64
+_CACHED_STATES = 512  # replay states of finished games kept per process
 logger = logging.getLogger("patience_hall.games")
 # Game ids are ``new_id()`` strings; anything else (a NUL byte, which PostgreSQL refuses in a
 # query parameter, or a very long string) cannot name a game and is not sent to the database.
@@ -178,6 +185,11 @@ class Games:
     _rng: secrets.SystemRandom = field(default_factory=secrets.SystemRandom)
     move_engine: Engine = field(init=False)
     move_transaction: Transactions = field(init=False)
+    # A finished game never changes: its replay states are kept, most recently used first.
+    _replay_states: OrderedDict[tuple[str, int], State] = field(
+        init=False, default_factory=OrderedDict
+    )
+    _replay_lock: threading.Lock = field(init=False, default_factory=threading.Lock)
 
     def __post_init__(self) -> None:
         self.move_engine = make_move_engine(self.sessions.kw["bind"])
@@ -317,6 +329,7 @@ class Games:
             if view.finished:
                 view.log = [*self._log(tx.db, game_id), str(move)]
             response = json.dumps(view.to_json()) if idempotency_key else None
+            in_force = record.moves - record.undos  # each undo took back one move
             tx.write(
                 game_values(record),
                 move_values(
@@ -327,6 +340,7 @@ class Games:
                     revealed=step.revealed,
                     idempotency_key=idempotency_key,
                     response=response,
+                    snapshot=record.state if in_force % SNAPSHOT_EVERY == 0 else None,
                 ),
             )
             return MoveOutcome(view)
@@ -338,22 +352,20 @@ class Games:
             if record.status != Status.PLAYING:
                 raise UndoUnavailable("The game is over: there is nothing left to undo.")
             rules = get_ruleset(record.game)
-            active = self._active_moves(db, game_id)
+            active = self._active_entries(db, game_id)
             if not active:
                 raise UndoUnavailable("There is no move to undo.")
-            if active[-1][1]:
+            if active[-1].revealed:
                 raise UndoUnavailable(
                     "That move turned up a card you had not seen, so it cannot be undone."
                 )
             kept = active[:-1]
             before = loads(record.state)
-            state = rules.replay(
-                rules.deal(record.deal, self.deal_key), [Move.parse(n) for n, _ in kept]
-            )
+            state = self._state_at(db, record, active, len(kept))
             stamp = now()
             record.state = dumps(state)
             record.undos += 1
-            record.can_undo = bool(kept) and not kept[-1][1]
+            record.can_undo = bool(kept) and not kept[-1].revealed
             legal = rules.legal_moves(state)
             self._advance(record, Status.PLAYING, stamp)
             _save(db, record)
@@ -361,7 +373,7 @@ class Games:
             changed = tuple(
                 pid for pid, a, b in zip(rules.pile_ids, before.piles, state.piles) if a != b
             )
-            undo_step = Step(before, Move.parse(active[-1][0]), state, False, changed)
+            undo_step = Step(before, Move.parse(active[-1].notation), state, False, changed)
             return GameView(
                 record, name, rules, state, legal, step=undo_step, max_moves=self.max_moves
             )
@@ -385,12 +397,11 @@ class Games:
             record, name = self._load(db, game_id, lock=False)
             if record.status == Status.PLAYING:
                 raise GameInPlay("A replay is available once the game is over.")
-            moves = self._log(db, game_id)
+            entries = self._active_entries(db, game_id)
+            moves = [e.notation for e in entries]
+            at = len(moves) if step is None else max(0, min(step, len(moves)))
+            state = self._finished_state_at(db, record, entries, at)
         rules = get_ruleset(record.game)
-        at = len(moves) if step is None else max(0, min(step, len(moves)))
-        state = rules.replay(
-            rules.deal(record.deal, self.deal_key), [Move.parse(m) for m in moves[:at]]
-        )
         return ReplayView(
             GameView(record, name, rules, state, [], moves, max_moves=self.max_moves), moves, at
         )
@@ -464,12 +475,72 @@ class Games:
         """The moves still in force: each undo takes back the latest one."""
         return active_moves(self._records(db, game_id))
 
+    def _active_entries(self, db: Session | Connection, game_id: str) -> list[Entry]:
+        return active_entries(self._records(db, game_id))
+
     def _log(self, db: Session | Connection, game_id: str) -> list[str]:
         return [n for n, _ in self._active_moves(db, game_id)]
+
+    def _state_at(
+        self, db: Session | Connection, record: GameRow, active: Sequence[Entry], n: int
+    ) -> State:
+        """The state after the first ``n`` moves in force, from the nearest snapshot.
+
+        The move that made the ``d``-th move in force (d a multiple of SNAPSHOT_EVERY) stored
+        the state after it; that row is the one that pushed ``active[d - 1]``, since a later
+        undo below ``d`` would have taken it out and a later move to ``d`` replaced it. Games
+        older than the snapshots replay from the deal.
+        """
+        rules = get_ruleset(record.game)
+        d = n - n % SNAPSHOT_EVERY
+        start: State | None = None
+        if d > 0:
+            stored = db.execute(SNAPSHOT, {"game_id": record.id, "seq": active[d - 1].seq})
+            text = stored.scalar()
+            if text is not None:
+                start = loads(text)
+        if start is None:
+            start, d = rules.deal(record.deal, self.deal_key), 0
+        return rules.replay(start, [Move.parse(e.notation) for e in active[d:n]])
+
+    def _finished_state_at(
+        self, db: Session | Connection, record: GameRow, active: Sequence[Entry], n: int
+    ) -> State:
+        key = (record.id, n)
+        with self._replay_lock:
+            cached = self._replay_states.get(key)
+            if cached is not None:
+                self._replay_states.move_to_end(key)
+                return cached
+        state = self._state_at(db, record, active, n)
+        with self._replay_lock:
+            self._replay_states[key] = state
+            while len(self._replay_states) > _CACHED_STATES:
+                self._replay_states.popitem(last=False)
+        return state
 
 
 def _plausible(game_id: str) -> bool:
     return isinstance(game_id, str) and GAME_ID.fullmatch(game_id) is not None
+
+
+@dataclass(frozen=True)
+class Entry:
+    """A move still in force, and the move-log row that made it."""
+
+    notation: str
+    revealed: bool
+    seq: int
+
+
+def active_entries(records: Sequence[Any]) -> list[Entry]:
+    stack: list[Entry] = []
+    for r in records:
+        if r.action == "move" and r.notation:
+            stack.append(Entry(r.notation, r.revealed, r.seq))
+        elif r.action == "undo" and stack:
+            stack.pop()
+    return stack
 
 
 def active_moves(records: Sequence[Any]) -> list[tuple[str, bool]]:
