@@ -22,6 +22,7 @@ from app.services.games import Games
 from app.services.leaderboard import Leaderboards
 from app.services.players import Players
 from app.web import errors, faults
+from app.web.limits import Admission, SizeLimits
 from app.web.router import router
 
 SESSION_COOKIE = "ph_session"
@@ -178,6 +179,17 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         middleware=CSRFMiddleware,
         secret=settings.session_secret + ":csrf",
         secure=settings.cookie_secure,
+    )
+    app.add_middleware(
+        Admission,
+        threads=settings.threadpool_size,
+        expensive=settings.expensive_concurrency,
+        queue_timeout_ms=settings.queue_timeout_ms,
+        retry_after=settings.retry_after_seconds,
+    )
+    # Outermost: nothing parses a request (cookies, forms, JSON) before its size is checked.
+    app.add_middleware(
+        SizeLimits, max_body=settings.max_body_bytes, max_header=settings.max_header_bytes
     )
     return app
 
