@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import gc
+import os
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
@@ -17,11 +18,12 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 from app.config import PROJECT_DIR, Settings, get_settings
 from app.db.session import Limits, make_engine, make_sessionmaker
+from app.metrics import process_exited
 from app.services.deals import Deals
 from app.services.games import Games
 from app.services.leaderboard import Leaderboards
 from app.services.players import Players
-from app.web import errors, faults
+from app.web import errors, faults, observe
 from app.web.limits import Admission, SizeLimits
 from app.web.router import router
 
@@ -138,6 +140,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         yield
         engine.dispose()
         app.state.games.close()
+        process_exited(os.getpid())
 
     app = FastAPI(
         lifespan=lifespan,
@@ -161,7 +164,12 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
     errors.install(app)
     faults.install(app)
+    observe.configure_logging(settings.json_logs)
+    observe.count_pool(engine, "main")
+    if app.state.games.move_engine is not engine:
+        observe.count_pool(app.state.games.move_engine, "moves")
     app.include_router(router)
+    app.include_router(observe.router)
     app.mount("/static", StaticFiles(directory=PROJECT_DIR / "static"), name="static")
 
     app.add_middleware(GZipMiddleware, minimum_size=512)
@@ -191,6 +199,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.add_middleware(
         SizeLimits, max_body=settings.max_body_bytes, max_header=settings.max_header_bytes
     )
+    app.add_middleware(observe.AccessLog)  # outermost: every answer is logged and counted
     return app
 
 

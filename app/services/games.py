@@ -41,6 +41,7 @@ from app.engine import (
     loads,
 )
 from app.engine.deals import check_deal_number
+from app.metrics import DB_ERRORS
 from app.services import stats
 from app.services.errors import (
     Forbidden,
@@ -272,6 +273,7 @@ class Games:
             if not is_disconnect(exc):
                 raise
             # Nothing was applied (the COMMIT was never sent): once more, on a new connection.
+            DB_ERRORS.labels("move_retried").inc()
             logger.warning("move retried on a new connection, game %s: %s", game_id, summary(exc))
         try:
             return self._move_once(game_id, player_id, move, version, idempotency_key)

@@ -10,6 +10,7 @@ from fastapi.responses import Response
 from sqlalchemy.exc import DBAPIError
 
 from app.db.faults import UNAVAILABLE_ERRORS, is_unavailable, summary
+from app.metrics import DB_ERRORS
 from app.web.errors import error_json, error_page, is_api
 
 logger = logging.getLogger("patience_hall.faults")
@@ -34,6 +35,7 @@ def install(app: FastAPI) -> None:
     async def _database_error(request: Request, exc: Exception) -> Response:
         if not is_unavailable(exc):
             raise exc  # a real bug: the server error handler logs its traceback
+        DB_ERRORS.labels(summary(exc).split(":", 1)[0]).inc()
         logger.warning(
             "database unavailable: %s %s: %s", request.method, request.url.path, summary(exc)
         )

@@ -20,6 +20,8 @@ from dataclasses import dataclass
 from anyio import Semaphore, move_on_after
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from app.metrics import SHED
+
 _EXPENSIVE = re.compile(
     r"^/(?:api/)?games/[^/]+/replay$|^/(?:api/)?leaderboard$|^/players/|^/api/players/[^/]+$"
     r"|^/deal/|^/api/deals/"
@@ -172,7 +174,7 @@ class Admission:
             acquired = True
         if not acquired:
             scope["retry_after"] = self.retry_after
-            scope.setdefault("state", {})["shed"] = True
+            SHED.inc()
             await send_error(
                 scope,
                 send,

@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 from fastapi import FastAPI
 from fastapi.testclient import TestClient
+from prometheus_client.parser import text_string_to_metric_families
 from sqlalchemy import create_engine, text
 from sqlalchemy.engine import make_url
 
@@ -70,6 +71,7 @@ def test_unreachable_database_answers_503_everywhere(
     guard = HiddenCardGuard(down_app)
     with TestClient(down_app) as c, caplog.at_level(logging.WARNING):
         c.event_hooks["response"].append(guard.check)
+        errors_before = _db_errors(c.get("/metrics").text)
         _unavailable(c.post("/api/players", json={}))
         _unavailable(c.get("/api/games/abcdefghijklmnop"))
         _unavailable(c.get("/api/leaderboard"))
@@ -88,10 +90,20 @@ def test_unreachable_database_answers_503_everywhere(
         health = c.get("/healthz")
         assert health.status_code == 503
         assert health.json() == {"status": "database unavailable"}
+        assert _db_errors(c.get("/metrics").text) - errors_before == 5
     lines = [r for r in caplog.records if r.name == "patience_hall.faults"]
     assert len(lines) == 5  # one line per failed request (healthz says it in its answer)
     assert all(r.exc_info is None and "\n" not in r.getMessage() for r in lines)
     assert all(r.getMessage().startswith("database unavailable: ") for r in lines)
+
+
+def _db_errors(metrics: str) -> float:
+    return sum(
+        s.value
+        for family in text_string_to_metric_families(metrics)
+        for s in family.samples
+        if s.name == "ph_db_errors_total"
+    )
 
 
 # -- simulated failures of a move's connection (both databases) ------------------------------
