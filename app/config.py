@@ -46,6 +46,7 @@ class Settings(BaseSettings):
     # at once (the rest wait their turn, within the same bound).
     queue_timeout_ms: int = Field(default=2000, ge=1)
     expensive_concurrency: int = Field(default=1, ge=1)
+    expensive_per_second: float = Field(default=8.0, gt=0)
     # Request size limits: 413 above the body size, 431 above the header size.
     max_body_bytes: int = Field(default=65536, ge=1024)
     max_header_bytes: int = Field(default=16384, ge=1024)

@@ -192,6 +192,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         Admission,
         threads=settings.threadpool_size,
         expensive=settings.expensive_concurrency,
+        expensive_per_second=settings.expensive_per_second,
         queue_timeout_ms=settings.queue_timeout_ms,
         retry_after=settings.retry_after_seconds,
     )

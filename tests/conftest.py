@@ -34,7 +34,14 @@ def db_url(backend: str, tmp_path_factory: pytest.TempPathFactory) -> str:
 
 @pytest.fixture(scope="session")
 def settings(db_url: str) -> Settings:
-    return Settings(app_env="test", database_url=db_url, leaderboard_min_games=10)
+    # The functional tests step through replays and boards far faster than any person: the
+    # rate of expensive pages is tested on its own (tests/web/test_limits.py).
+    return Settings(
+        app_env="test",
+        database_url=db_url,
+        leaderboard_min_games=10,
+        expensive_per_second=10_000,
+    )
 
 
 @pytest.fixture(scope="session")

@@ -16,7 +16,7 @@ from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any
+from typing import Any, NamedTuple
 
 from sqlalchemy import Connection, Engine, insert, select
 from sqlalchemy.orm import Session, sessionmaker
@@ -76,6 +76,7 @@ DEFAULT_MAX_MOVES = 2000
 # step or an undo replays at most SNAPSHOT_EVERY - 1 moves from the nearest one.
 SNAPSHOT_EVERY = 64
 _CACHED_STATES = 512  # replay states of finished games kept per process
+_CACHED_LOGS = 32  # move logs of finished games kept per process
 logger = logging.getLogger("patience_hall.games")
 # Game ids are ``new_id()`` strings; anything else (a NUL byte, which PostgreSQL refuses in a
 # query parameter, or a very long string) cannot name a game and is not sent to the database.
@@ -190,6 +191,7 @@ class Games:
     _replay_states: OrderedDict[tuple[str, int], State] = field(
         init=False, default_factory=OrderedDict
     )
+    _finished_logs: OrderedDict[str, list[Entry]] = field(init=False, default_factory=OrderedDict)
     _replay_lock: threading.Lock = field(init=False, default_factory=threading.Lock)
 
     def __post_init__(self) -> None:
@@ -399,7 +401,7 @@ class Games:
             record, name = self._load(db, game_id, lock=False)
             if record.status == Status.PLAYING:
                 raise GameInPlay("A replay is available once the game is over.")
-            entries = self._active_entries(db, game_id)
+            entries = self._finished_entries(db, game_id)
             moves = [e.notation for e in entries]
             at = len(moves) if step is None else max(0, min(step, len(moves)))
             state = self._finished_state_at(db, record, entries, at)
@@ -505,6 +507,20 @@ class Games:
             start, d = rules.deal(record.deal, self.deal_key), 0
         return rules.replay(start, [Move.parse(e.notation) for e in active[d:n]])
 
+    def _finished_entries(self, db: Session | Connection, game_id: str) -> list[Entry]:
+        """A finished game's moves in force: read once, kept while the game is looked at."""
+        with self._replay_lock:
+            cached = self._finished_logs.get(game_id)
+            if cached is not None:
+                self._finished_logs.move_to_end(game_id)
+                return cached
+        entries = self._active_entries(db, game_id)
+        with self._replay_lock:
+            self._finished_logs[game_id] = entries
+            while len(self._finished_logs) > _CACHED_LOGS:
+                self._finished_logs.popitem(last=False)
+        return entries
+
     def _finished_state_at(
         self, db: Session | Connection, record: GameRow, active: Sequence[Entry], n: int
     ) -> State:
@@ -526,8 +542,7 @@ def _plausible(game_id: str) -> bool:
     return isinstance(game_id, str) and GAME_ID.fullmatch(game_id) is not None
 
 
-@dataclass(frozen=True)
-class Entry:
+class Entry(NamedTuple):
     """A move still in force, and the move-log row that made it."""
 
     notation: str
@@ -537,10 +552,10 @@ class Entry:
 
 def active_entries(records: Sequence[Any]) -> list[Entry]:
     stack: list[Entry] = []
-    for r in records:
-        if r.action == "move" and r.notation:
-            stack.append(Entry(r.notation, r.revealed, r.seq))
-        elif r.action == "undo" and stack:
+    for seq, action, notation, revealed in records:  # MOVE_LOG's columns
+        if action == "move" and notation:
+            stack.append(Entry(notation, revealed, seq))
+        elif action == "undo" and stack:
             stack.pop()
     return stack
 

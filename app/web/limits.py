@@ -6,7 +6,9 @@
 - :class:`Admission`: a request waits at most ``QUEUE_TIMEOUT_MS`` for its turn, then is answered
   503 with Retry-After instead of piling up. Expensive pages (replays, leaderboards, player and
   deal pages) take turns on a gate of their own, ``EXPENSIVE_CONCURRENCY`` per worker, so that
-  a burst of them can never hold every thread the moves need.
+  a burst of them can never hold every thread the moves need; and they may start at most
+  ``EXPENSIVE_PER_SECOND`` per worker (a token bucket), beyond which they are answered 503 at
+  once, so that a burst costs next to no CPU.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from __future__ import annotations
 import asyncio
 import json
 import re
+import time
 import weakref
 from dataclasses import dataclass
 
@@ -129,6 +132,8 @@ class SizeLimits:
 class _Gates:
     general: Semaphore
     expensive: Semaphore
+    tokens: float  # expensive pages this worker may still start now (a token bucket)
+    refilled: float
 
 
 class Admission:
@@ -138,10 +143,13 @@ class Admission:
         *,
         threads: int,
         expensive: int,
+        expensive_per_second: float,
         queue_timeout_ms: int,
         retry_after: int,
     ) -> None:
         self.app = app
+        self.rate = expensive_per_second
+        self.burst = max(1.0, 4 * expensive_per_second)  # a person stepping through a replay
         # Requests let in at once per worker; more than the threads, so that the async parts
         # of requests (reading bodies, sending answers) overlap with the threads' work.
         self.general = threads * 4
@@ -157,7 +165,9 @@ class Admission:
         loop = asyncio.get_running_loop()
         gates = self._gates.get(loop)
         if gates is None:
-            gates = _Gates(Semaphore(self.general), Semaphore(self.expensive))
+            gates = _Gates(
+                Semaphore(self.general), Semaphore(self.expensive), self.burst, time.monotonic()
+            )
             self._gates[loop] = gates
         return gates
 
@@ -167,23 +177,40 @@ class Admission:
             await self.app(scope, receive, send)
             return
         gates = self._gates_here()
-        gate = gates.expensive if _EXPENSIVE.match(path) else gates.general
+        expensive = _EXPENSIVE.match(path) is not None
+        if expensive and not self._take_token(gates):
+            # Over the rate: refused at once, so that a burst costs no CPU at all.
+            await self._shed(scope, send)
+            return
+        gate = gates.expensive if expensive else gates.general
         acquired = False
         with move_on_after(self.timeout):
             await gate.acquire()
             acquired = True
         if not acquired:
-            scope["retry_after"] = self.retry_after
-            SHED.inc()
-            await send_error(
-                scope,
-                send,
-                503,
-                "unavailable",
-                "Patience Hall is very busy just now: try again in a few seconds.",
-            )
+            await self._shed(scope, send)
             return
         try:
             await self.app(scope, receive, send)
         finally:
             gate.release()
+
+    def _take_token(self, gates: _Gates) -> bool:
+        now = time.monotonic()
+        gates.tokens = min(self.burst, gates.tokens + (now - gates.refilled) * self.rate)
+        gates.refilled = now
+        if gates.tokens < 1:
+            return False
+        gates.tokens -= 1
+        return True
+
+    async def _shed(self, scope: Scope, send: Send) -> None:
+        scope["retry_after"] = self.retry_after
+        SHED.inc()
+        await send_error(
+            scope,
+            send,
+            503,
+            "unavailable",
+            "Patience Hall is very busy just now: try again in a few seconds.",
+        )

@@ -201,3 +201,22 @@ def test_a_prompt_request_is_answered_on_the_timed_protocol(slow_server: int) ->
         time.sleep(0.5)  # a handled request leaves the connection to the keep-alive timeout
         sock.sendall(b"GET / HTTP/1.1\r\nHost: x\r\n\r\n")
         assert sock.recv(4096).startswith(b"HTTP/1.1 200")
+
+
+def test_expensive_pages_beyond_their_rate_are_refused_at_once(db_url: str) -> None:
+    application = create_app(
+        Settings(app_env="test", database_url=db_url, expensive_per_second=0.5)
+    )
+    try:
+        with TestClient(application) as c:  # a burst of 4 × 0.5, then one every 2 s
+            answers = [c.get("/api/leaderboard").status_code for _ in range(3)]
+            assert answers == [200, 200, 503]
+            refused = c.get("/leaderboard")
+            assert refused.status_code == 503 and "busy" in refused.text
+            assert int(refused.headers["retry-after"]) >= 1
+            assert c.post("/api/players", json={}).status_code == 201  # other routes go on
+            time.sleep(2.1)  # a token every two seconds
+            assert c.get("/api/leaderboard").status_code == 200
+    finally:
+        application.state.engine.dispose()
+        application.state.games.close()
