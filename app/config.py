@@ -37,6 +37,7 @@ class Settings(BaseSettings):
     db_pool_timeout_ms: int = Field(default=2000, ge=1)
     db_statement_timeout_ms: int = Field(default=3000, ge=0)
     db_lock_timeout_ms: int = Field(default=1000, ge=0)
+    db_move_lock_timeout_ms: int = Field(default=300, ge=0)
     # The Retry-After (seconds) of a 503 while the database is unavailable or the app is busy.
     retry_after_seconds: int = Field(default=2, ge=1)
     # Accepted moves per game: the move that reaches it ends the game as lost.
@@ -46,7 +47,9 @@ class Settings(BaseSettings):
     # at once (the rest wait their turn, within the same bound).
     queue_timeout_ms: int = Field(default=2000, ge=1)
     expensive_concurrency: int = Field(default=1, ge=1)
-    expensive_per_second: float = Field(default=8.0, gt=0)
+    # The share of a worker's time that expensive pages may take (their time inside their
+    # gate); beyond it they are answered 503 at once.
+    expensive_share: float = Field(default=0.25, gt=0, le=1)
     # Request size limits: 413 above the body size, 431 above the header size.
     max_body_bytes: int = Field(default=65536, ge=1024)
     max_header_bytes: int = Field(default=16384, ge=1024)

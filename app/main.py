@@ -119,6 +119,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         pool_timeout_ms=settings.db_pool_timeout_ms,
         statement_timeout_ms=settings.db_statement_timeout_ms,
         lock_timeout_ms=settings.db_lock_timeout_ms,
+        move_lock_timeout_ms=settings.db_move_lock_timeout_ms,
     )
     engine = make_engine(settings.database_url, settings.db_pool_size, limits)
     sessions = make_sessionmaker(engine)
@@ -192,7 +193,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         Admission,
         threads=settings.threadpool_size,
         expensive=settings.expensive_concurrency,
-        expensive_per_second=settings.expensive_per_second,
+        expensive_share=settings.expensive_share,
         queue_timeout_ms=settings.queue_timeout_ms,
         retry_after=settings.retry_after_seconds,
     )

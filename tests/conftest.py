@@ -40,7 +40,7 @@ def settings(db_url: str) -> Settings:
         app_env="test",
         database_url=db_url,
         leaderboard_min_games=10,
-        expensive_per_second=10_000,
+        expensive_share=1.0,
     )
 
 

@@ -6,7 +6,7 @@ import select
 import weakref
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -28,6 +28,10 @@ class Limits:
     pool_timeout_ms: int = 30_000
     statement_timeout_ms: int = 0
     lock_timeout_ms: int = 0
+    # The move path's own pool: a move waits this long at most for its game's row lock. Moves
+    # of one game hold it for milliseconds; a longer wait means the row is held elsewhere, and
+    # every moment spent waiting holds one of the worker's few threads.
+    move_lock_timeout_ms: int = 0
 
 
 NO_LIMITS = Limits()
@@ -83,17 +87,18 @@ def make_move_engine(engine: Engine) -> Engine:
     if engine.dialect.name != "postgresql" or engine.dialect.driver != "psycopg":
         return engine
     limits = _LIMITS.get(engine, NO_LIMITS)
+    for_moves = replace(limits, lock_timeout_ms=limits.move_lock_timeout_ms)
     moves = create_engine(
         engine.url,
         **_postgres_options(
             engine.pool.size(),  # type: ignore[attr-defined]
-            limits,
+            for_moves,
             isolation_level="AUTOCOMMIT",
             connect_args={"prepare_threshold": None},
         ),
     )
     _checkout_check(moves)
-    _LIMITS[moves] = limits
+    _LIMITS[moves] = for_moves
     return moves
 
 

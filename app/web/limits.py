@@ -6,9 +6,10 @@
 - :class:`Admission`: a request waits at most ``QUEUE_TIMEOUT_MS`` for its turn, then is answered
   503 with Retry-After instead of piling up. Expensive pages (replays, leaderboards, player and
   deal pages) take turns on a gate of their own, ``EXPENSIVE_CONCURRENCY`` per worker, so that
-  a burst of them can never hold every thread the moves need; and they may start at most
-  ``EXPENSIVE_PER_SECOND`` per worker (a token bucket), beyond which they are answered 503 at
-  once, so that a burst costs next to no CPU.
+  a burst of them can never hold every thread the moves need; and together they may take at
+  most ``EXPENSIVE_SHARE`` of a worker's time (a budget in seconds, refilled at that rate, each
+  page spending the time it took), beyond which they are answered 503 at once, so that a flood
+  costs next to no CPU whatever the page costs.
 """
 
 from __future__ import annotations
@@ -132,7 +133,7 @@ class SizeLimits:
 class _Gates:
     general: Semaphore
     expensive: Semaphore
-    tokens: float  # expensive pages this worker may still start now (a token bucket)
+    budget: float  # seconds expensive pages may still take now (a token bucket of time)
     refilled: float
 
 
@@ -143,13 +144,13 @@ class Admission:
         *,
         threads: int,
         expensive: int,
-        expensive_per_second: float,
+        expensive_share: float,
         queue_timeout_ms: int,
         retry_after: int,
     ) -> None:
         self.app = app
-        self.rate = expensive_per_second
-        self.burst = max(1.0, 4 * expensive_per_second)  # a person stepping through a replay
+        self.share = expensive_share
+        self.most = 2 * expensive_share  # two seconds' worth, for a person stepping quickly
         # Requests let in at once per worker; more than the threads, so that the async parts
         # of requests (reading bodies, sending answers) overlap with the threads' work.
         self.general = threads * 4
@@ -166,7 +167,7 @@ class Admission:
         gates = self._gates.get(loop)
         if gates is None:
             gates = _Gates(
-                Semaphore(self.general), Semaphore(self.expensive), self.burst, time.monotonic()
+                Semaphore(self.general), Semaphore(self.expensive), self.most, time.monotonic()
             )
             self._gates[loop] = gates
         return gates
@@ -178,8 +179,8 @@ class Admission:
             return
         gates = self._gates_here()
         expensive = _EXPENSIVE.match(path) is not None
-        if expensive and not self._take_token(gates):
-            # Over the rate: refused at once, so that a burst costs no CPU at all.
+        if expensive and not self._within_budget(gates):
+            # Over their share: refused at once, so that a flood costs next to no CPU.
             await self._shed(scope, send)
             return
         gate = gates.expensive if expensive else gates.general
@@ -190,19 +191,19 @@ class Admission:
         if not acquired:
             await self._shed(scope, send)
             return
+        started = time.monotonic()
         try:
             await self.app(scope, receive, send)
         finally:
             gate.release()
+            if expensive:
+                gates.budget -= time.monotonic() - started
 
-    def _take_token(self, gates: _Gates) -> bool:
+    def _within_budget(self, gates: _Gates) -> bool:
         now = time.monotonic()
-        gates.tokens = min(self.burst, gates.tokens + (now - gates.refilled) * self.rate)
+        gates.budget = min(self.most, gates.budget + (now - gates.refilled) * self.share)
         gates.refilled = now
-        if gates.tokens < 1:
-            return False
-        gates.tokens -= 1
-        return True
+        return gates.budget > 0
 
     async def _shed(self, scope: Scope, send: Send) -> None:
         scope["retry_after"] = self.retry_after

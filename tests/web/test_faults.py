@@ -288,13 +288,17 @@ def test_postgres_connections_carry_the_timeouts(backend: str, app: FastAPI) -> 
     if backend != "postgres":
         pytest.skip("PostgreSQL settings")
     settings: Settings = app.state.settings
-    for engine in (app.state.engine, app.state.games.move_engine):
+    moves = settings.db_move_lock_timeout_ms
+    for engine, lock_ms in (
+        (app.state.engine, settings.db_lock_timeout_ms),
+        (app.state.games.move_engine, moves),
+    ):
         with engine.connect() as conn:
             setting = "SELECT setting FROM pg_settings WHERE name = :name"  # in ms
             statement = conn.execute(text(setting), {"name": "statement_timeout"}).scalar()
             lock = conn.execute(text(setting), {"name": "lock_timeout"}).scalar()
         assert statement == str(settings.db_statement_timeout_ms)
-        assert lock == str(settings.db_lock_timeout_ms)
+        assert lock == str(lock_ms)
 
 
 def test_waiting_too_long_for_a_pooled_connection_is_503(backend: str, db_url: str) -> None:
