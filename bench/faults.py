@@ -48,7 +48,16 @@ from pathlib import Path
 from typing import Any
 
 from common import HOST, ROOT, free_port, machine_facts
-from load import Connection, ConnectionLost, _children, _is_worker, choose, make_players
+from load import (
+    Connection,
+    ConnectionLost,
+    _children,
+    _is_worker,
+    choose,
+    make_players,
+    stall_report,
+    start_stall_probe,
+)
 from load import percentile as pct
 from pg_instance import PgInstance
 
@@ -100,6 +109,7 @@ class Sample:
     status: int  # 0: no answer (connection lost or timed out)
     started: float
     latency: float
+    game: str = ""  # the game of a move
 
 
 @dataclass
@@ -117,14 +127,15 @@ class Run:
         token: str | None = None, headers: dict[str, str] | None = None,
     ) -> tuple[int, Any]:  # fmt: skip
         started = time.monotonic()
+        game = path.split("/")[3] if kind == "move" else ""
         try:
             status, data = await conn.send(method, path, body, token, headers)
         except (ConnectionLost, OSError) as exc:
-            self.samples.append(Sample(kind, 0, started, time.monotonic() - started))
+            self.samples.append(Sample(kind, 0, started, time.monotonic() - started, game))
             if len(self.errors) < 30:
                 self.errors.append(f"{kind}: {exc}")
             return 0, None
-        self.samples.append(Sample(kind, status, started, time.monotonic() - started))
+        self.samples.append(Sample(kind, status, started, time.monotonic() - started, game))
         if status >= 500 and status != 503 and len(self.errors) < 30:
             self.errors.append(f"{kind} {path}: {status} {data[:200]!r}")
         if kind == "replay":
@@ -276,16 +287,18 @@ def kill_a_worker(server: subprocess.Popen[bytes]) -> int:
 # -- the report ----------------------------------------------------------------------------------
 
 
-def window_report(run: Run, t0: float, t1: float) -> dict[str, Any]:
+def window_report(run: Run, t0: float, t1: float, spare: str = "") -> dict[str, Any]:
+    """The answers to requests sent between t0 and t1; the moves without those of ``spare``
+    (the locked game of (d), whose moves can only wait for the lock and give up)."""
     inside = [s for s in run.samples if t0 <= s.started < t1]
-    moves = [s for s in inside if s.kind == "move"]
+    moves = [s for s in inside if s.kind == "move" and s.game != spare]
     ok_moves = [s.latency for s in moves if s.status == 200]
     return {
         "answers": dict(sorted(Counter(str(s.status) for s in inside).items())),
         "500s": sum(1 for s in inside if s.status == 500),
         "5xx other than 503": sum(1 for s in inside if s.status >= 500 and s.status != 503),
         "no answer": sum(1 for s in inside if s.status == 0),
-        "moves": len(moves),
+        "moves": len(moves),  # of other games than ``spare``
         "move answers": dict(sorted(Counter(str(s.status) for s in moves).items())),
         "move p50 (ms)": round(pct([s.latency for s in moves], 0.50) * 1000, 1),
         "move p99 (ms)": round(pct([s.latency for s in moves], 0.99) * 1000, 1),
@@ -337,6 +350,15 @@ async def wait_healthy(port: int, server: subprocess.Popen[bytes], log: Path) ->
     raise RuntimeError("the server did not answer /healthz within 90 s")
 
 
+def with_stalls(report: dict[str, Any], probe: Any) -> dict[str, Any]:
+    """How late a process that sleeps 1 ms woke up meanwhile: the machine's own stalls."""
+    stalls = stall_report(probe)
+    report["machine: late wake-up p99 / max (ms)"] = (
+        f"{stalls['late p99 (ms)']} / {stalls['late max (ms)']}"
+    )
+    return report
+
+
 async def scenarios(
     args: argparse.Namespace, pg: PgInstance, url: str, port: int, server: subprocess.Popen[bytes]
 ) -> dict[str, Any]:
@@ -353,11 +375,12 @@ async def scenarios(
     try:
         await asyncio.sleep(args.warmup)
         t = time.monotonic()
-        results["baseline"] = None
+        probe = start_stall_probe(5)
         await asyncio.sleep(5)
-        results["baseline"] = window_report(run, t, time.monotonic())
+        results["baseline"] = with_stalls(window_report(run, t, time.monotonic()), probe)
         if "a" in args.scenarios:
             t0 = time.monotonic()
+            probe = start_stall_probe(22)
             await asyncio.to_thread(pg.stop, "fast")
             await asyncio.sleep(10)
             await asyncio.to_thread(pg.start)
@@ -371,32 +394,39 @@ async def scenarios(
             ]
             report["stopped for (s)"] = round(back - t0, 1)
             report["last failed move after restart (s)"] = round(max(failing, default=0.0), 2)
-            results["a: PostgreSQL stopped 10 s"] = report
+            results["a: PostgreSQL stopped 10 s"] = with_stalls(report, probe)
             await asyncio.sleep(3)
         if "b" in args.scenarios:
             t0 = time.monotonic()
+            probe = start_stall_probe(10)
             victim = await asyncio.to_thread(kill_a_worker, server)
             await asyncio.sleep(10)
             report = window_report(run, t0, time.monotonic())
             report["killed pid"] = victim
-            results["b: a worker killed"] = report
+            results["b: a worker killed"] = with_stalls(report, probe)
             await asyncio.sleep(3)
         if "c" in args.scenarios:
             t0 = time.monotonic()
+            probe = start_stall_probe(10)
             await replay_bursts(run, long_id, long_moves, bursts=5, every=2.0, clients=200)
             report = window_report(run, t0, time.monotonic())
             replays = [s for s in run.samples if s.kind == "replay"]
             report["replay answers"] = dict(sorted(Counter(str(s.status) for s in replays).items()))
             report["replay p99 (s)"] = round(pct([s.latency for s in replays], 0.99), 2)
-            results["c: 5 bursts of 200 at once for the longest replay"] = report
+            results["c: 5 bursts of 200 at once for the longest replay"] = with_stalls(
+                report, probe
+            )
             await asyncio.sleep(3)
         if "d" in args.scenarios:
             target = await asyncio.to_thread(game_in_play, url)
             t0 = time.monotonic()
+            probe = start_stall_probe(30)
             await hold_row_lock(url, target, 30)
-            report = window_report(run, t0, time.monotonic())
+            report = window_report(run, t0, time.monotonic(), spare=target)
+            locked = [s for s in run.samples if s.started >= t0 and s.game == target]
             report["locked game"] = target
-            results["d: a row lock held 30 s"] = report
+            report["locked game's moves"] = dict(Counter(str(s.status) for s in locked))
+            results["d: a row lock held 30 s"] = with_stalls(report, probe)
     finally:
         run.stop.set()
         await asyncio.gather(*players, return_exceptions=True)
