@@ -375,9 +375,9 @@ async def scenarios(
     try:
         await asyncio.sleep(args.warmup)
         t = time.monotonic()
-        probe = start_stall_probe(5)
-        await asyncio.sleep(5)
-        results["baseline"] = with_stalls(window_report(run, t, time.monotonic()), probe)
+        probe = start_stall_probe(args.baseline)
+        await asyncio.sleep(args.baseline)
+        results["baseline (no fault)"] = with_stalls(window_report(run, t, time.monotonic()), probe)
         if "a" in args.scenarios:
             t0 = time.monotonic()
             probe = start_stall_probe(22)
@@ -460,6 +460,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--players", type=int, default=40)
     parser.add_argument("--think-ms", type=float, default=150.0)
     parser.add_argument("--warmup", type=float, default=5.0)
+    parser.add_argument("--baseline", type=float, default=20.0, help="seconds without a fault")
     parser.add_argument("--scenarios", default="a,b,c,d")
     parser.add_argument("--json", type=Path, help="also write the results here")
     args = parser.parse_args(argv)
