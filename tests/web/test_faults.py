@@ -314,3 +314,25 @@ def test_waiting_too_long_for_a_pooled_connection_is_503(backend: str, db_url: s
     finally:
         application.state.engine.dispose()
         application.state.games.close()
+
+
+def test_a_background_leaderboard_refresh_without_the_database_logs_one_line(
+    app: FastAPI, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    from datetime import date
+
+    from sqlalchemy.exc import OperationalError
+
+    from app.services.leaderboard import Period
+
+    boards = app.state.leaderboards
+
+    def refused(*_: Any) -> Any:
+        raise OperationalError("SELECT …", {}, Exception("connection refused"))
+
+    monkeypatch.setattr(boards, "_since", refused)
+    with caplog.at_level(logging.WARNING):
+        boards._refresh((None, Period.DAYS_7, date.today()))
+    lines = [r for r in caplog.records if "leaderboard failed" in r.getMessage()]
+    assert len(lines) == 1 and lines[0].exc_info is None
+    assert "connection refused" in lines[0].getMessage()
