@@ -47,8 +47,8 @@ class Settings(BaseSettings):
     # at once (the rest wait their turn, within the same bound).
     queue_timeout_ms: int = Field(default=2000, ge=1)
     expensive_concurrency: int = Field(default=1, ge=1)
-    # The share of a worker's time that expensive pages may take (their time inside their
-    # gate); beyond it they are answered 503 at once.
+    # The share of a worker's time that replay pages may take (their time inside their gate);
+    # beyond it they are answered 503 at once.
     expensive_share: float = Field(default=0.1, gt=0, le=1)
     # Request size limits: 413 above the body size, 431 above the header size.
     max_body_bytes: int = Field(default=65536, ge=1024)

@@ -6,10 +6,10 @@
 - :class:`Admission`: a request waits at most ``QUEUE_TIMEOUT_MS`` for its turn, then is answered
   503 with Retry-After instead of piling up. Expensive pages (replays, leaderboards, player and
   deal pages) take turns on a gate of their own, ``EXPENSIVE_CONCURRENCY`` per worker, so that
-  a burst of them can never hold every thread the moves need; and together they may take at
-  most ``EXPENSIVE_SHARE`` of a worker's time (a budget in seconds, refilled at that rate, each
-  page spending the time it took), beyond which they are answered 503 at once, so that a flood
-  costs next to no CPU whatever the page costs.
+  a burst of them can never hold every thread the moves need. Replays, whose cost grows with
+  the length of the game, may moreover take at most ``EXPENSIVE_SHARE`` of a worker's time (a
+  budget of one second, refilled at that rate, each page spending the time it took), beyond
+  which they are answered 503 at once, so that a flood costs next to no CPU.
 """
 
 from __future__ import annotations
@@ -26,6 +26,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from app.metrics import SHED
 
+_REPLAY = re.compile(r"^/(?:api/)?games/[^/]+/replay$")  # its cost grows with the game
 _EXPENSIVE = re.compile(
     r"^/(?:api/)?games/[^/]+/replay$|^/(?:api/)?leaderboard$|^/players/|^/api/players/[^/]+$"
     r"|^/deal/|^/api/deals/"
@@ -150,7 +151,7 @@ class Admission:
     ) -> None:
         self.app = app
         self.share = expensive_share
-        self.most = 2 * expensive_share  # two seconds' worth, for a person stepping quickly
+        self.most = 1.0  # a second of rendering saved up: a person stepping through a replay
         # Requests let in at once per worker; more than the threads, so that the async parts
         # of requests (reading bodies, sending answers) overlap with the threads' work.
         self.general = threads * 4
@@ -179,7 +180,8 @@ class Admission:
             return
         gates = self._gates_here()
         expensive = _EXPENSIVE.match(path) is not None
-        if expensive and not self._within_budget(gates):
+        budgeted = _REPLAY.match(path) is not None
+        if budgeted and not self._within_budget(gates):
             # Over their share: refused at once, so that a flood costs next to no CPU.
             await self._shed(scope, send)
             return
@@ -196,7 +198,7 @@ class Admission:
             await self.app(scope, receive, send)
         finally:
             gate.release()
-            if expensive:
+            if budgeted:
                 gates.budget -= time.monotonic() - started
 
     def _within_budget(self, gates: _Gates) -> bool:
