@@ -21,7 +21,7 @@ import time
 import weakref
 from dataclasses import dataclass
 
-from anyio import Semaphore, move_on_after
+from anyio import Semaphore, WouldBlock, move_on_after
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from app.metrics import SHED
@@ -187,9 +187,13 @@ class Admission:
             return
         gate = gates.expensive if expensive else gates.general
         acquired = False
-        with move_on_after(self.timeout):
-            await gate.acquire()
+        try:
+            gate.acquire_nowait()  # the usual case, without a cancel scope (~35 µs)
             acquired = True
+        except WouldBlock:
+            with move_on_after(self.timeout):
+                await gate.acquire()
+                acquired = True
         if not acquired:
             await self._shed(scope, send)
             return

@@ -72,6 +72,25 @@ def count_pool(engine: Engine, name: str) -> None:
         gauge.dec()
 
 
+_CHILDREN: dict[tuple[str, str, int], tuple[Any, Any, Any]] = {}
+
+
+def _count(method: str, route: str, status: int, elapsed: float) -> None:
+    """The request's metrics, through label children looked up once per (method, route,
+    status): ``labels()`` costs more than the update itself."""
+    key = (method, route, status)
+    children = _CHILDREN.get(key)
+    if children is None:
+        move = MOVES.labels(str(status)) if route in _MOVE_ROUTES and method == "POST" else None
+        children = (REQUESTS.labels(method, route, str(status)), LATENCY.labels(route), move)
+        _CHILDREN[key] = children
+    requests, latency, moves = children
+    requests.inc()
+    latency.observe(elapsed)
+    if moves is not None:
+        moves.inc()
+
+
 def _route_of(scope: Scope) -> str:
     route = scope.get("route")
     path = getattr(route, "path", None)
@@ -114,10 +133,7 @@ class AccessLog:
             elapsed = time.perf_counter() - started
             route = _route_of(scope)
             method = scope["method"]
-            REQUESTS.labels(method, route, str(status)).inc()
-            LATENCY.labels(route).observe(elapsed)
-            if route in _MOVE_ROUTES and method == "POST":
-                MOVES.labels(str(status)).inc()
+            _count(method, route, status, elapsed)
             if route != "/static":
                 access.info(
                     "%s %s %s",
