@@ -81,6 +81,29 @@ class Settings(BaseSettings):
     db_pool_size: int = Field(default=10, ge=1)
     # Threads per process for blocking work (bench/RESULTS.md: 2 beat 4, 16 and 40).
     threadpool_size: int = Field(default=2, ge=1, le=64)
+    # Faults and overload (README, "Operator notes"): how long a request may wait for a
+    # database connection, and PostgreSQL's statement and lock timeouts, in milliseconds.
+    db_pool_timeout_ms: int = Field(default=2000, ge=1)
+    db_statement_timeout_ms: int = Field(default=3000, ge=0)
+    db_lock_timeout_ms: int = Field(default=1000, ge=0)
+    db_move_lock_timeout_ms: int = Field(default=300, ge=0)
+    # The Retry-After (seconds) of a 503 while the database is unavailable or the app is busy.
+    retry_after_seconds: int = Field(default=2, ge=1)
+    # Accepted moves per game: the move that reaches it ends the game as lost.
+    max_moves_per_game: int = Field(default=2000, ge=1)
+    # How long a request may wait for one of the THREADPOOL_SIZE threads before it is answered
+    # 503, and how many expensive pages (replays, leaderboards, player pages) a worker renders
+    # at once (the rest wait their turn, within the same bound).
+    queue_timeout_ms: int = Field(default=2000, ge=1)
+    expensive_concurrency: int = Field(default=1, ge=1)
+    # The share of a worker's time that replay pages may take (their time inside their gate);
+    # beyond it they are answered 503 at once.
+    expensive_share: float = Field(default=0.1, gt=0, le=1)
+    # Request size limits: 413 above the body size, 431 above the header size.
+    max_body_bytes: int = Field(default=65536, ge=1024)
+    max_header_bytes: int = Field(default=16384, ge=1024)
+    # One JSON line per request on the "patience_hall.access" logger.
+    json_logs: bool = True
 
     @model_validator(mode="after")
     def _no_development_secrets_in_production(self) -> Settings:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import gc
+import os
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -17,14 +18,16 @@ from starlette.middleware.sessions import SessionMiddleware
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from app.config import PROJECT_DIR, Settings, get_settings
-from app.db.session import make_engine, make_sessionmaker
+from app.db.session import Limits, make_engine, make_sessionmaker
+from app.metrics import process_exited
 from app.services.deals import Deals
 from app.services.games import Games
 from app.services.leaderboard import Leaderboards
 from app.services.players import Players
-from app.web import docs, errors
+from app.web import docs, errors, faults, observe
 from app.web.csrf import CSRFMiddleware
 from app.web.headers import HeadAsGet, SecurityHeaders
+from app.web.limits import Admission, SizeLimits
 from app.web.ratelimit import RateLimits
 from app.web.router import router
 
@@ -49,7 +52,13 @@ class BrowserOnly:
 
 def create_app(settings: Settings | None = None) -> FastAPI:
     settings = settings or get_settings()
-    engine = make_engine(settings.database_url, settings.db_pool_size)
+    limits = Limits(
+        pool_timeout_ms=settings.db_pool_timeout_ms,
+        statement_timeout_ms=settings.db_statement_timeout_ms,
+        lock_timeout_ms=settings.db_lock_timeout_ms,
+        move_lock_timeout_ms=settings.db_move_lock_timeout_ms,
+    )
+    engine = make_engine(settings.database_url, settings.db_pool_size, limits)
     sessions = make_sessionmaker(engine)
 
     @asynccontextmanager
@@ -69,6 +78,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         yield
         engine.dispose()
         app.state.games.close()
+        process_exited(os.getpid())
 
     app = FastAPI(
         lifespan=lifespan,
@@ -83,7 +93,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.state.settings = settings
     app.state.engine = engine
     app.state.sessions = sessions
-    app.state.games = Games(sessions, settings.deal_key_bytes)
+    app.state.games = Games(
+        sessions, settings.deal_key_bytes, max_moves=settings.max_moves_per_game
+    )
     app.state.players = Players(sessions)
     app.state.deals = Deals(sessions, settings.deal_key_bytes)
     app.state.limits = RateLimits(settings)
@@ -94,8 +106,14 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     )
 
     errors.install(app)
+    faults.install(app)
+    observe.configure_logging(settings.json_logs)
+    observe.count_pool(engine, "main")
+    if app.state.games.move_engine is not engine:
+        observe.count_pool(app.state.games.move_engine, "moves")
     app.include_router(router)
     app.include_router(docs.router)
+    app.include_router(observe.router)
     app.mount(  # before /static, which would answer 404 for these
         docs.ASSETS,
         StaticFiles(directory=Path(fastapi_offline.__file__).parent / "static"),
@@ -120,7 +138,20 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     )
     app.add_middleware(GZipMiddleware, minimum_size=512)
     app.add_middleware(HeadAsGet)
-    app.add_middleware(SecurityHeaders, secure=settings.secure_cookies)
+    app.add_middleware(
+        Admission,
+        threads=settings.threadpool_size,
+        expensive=settings.expensive_concurrency,
+        expensive_share=settings.expensive_share,
+        queue_timeout_ms=settings.queue_timeout_ms,
+        retry_after=settings.retry_after_seconds,
+    )
+    # Nothing parses a request (cookies, forms, JSON) before its size is checked.
+    app.add_middleware(
+        SizeLimits, max_body=settings.max_body_bytes, max_header=settings.max_header_bytes
+    )
+    app.add_middleware(SecurityHeaders, secure=settings.secure_cookies)  # refusals too
+    app.add_middleware(observe.AccessLog)  # outermost: every answer is logged and counted
     return app
 
 

@@ -28,7 +28,15 @@ PY
 
 "$python" -m alembic upgrade head
 
-exec "$python" -m uvicorn --factory app.main:create_app \
+# Metrics of every worker are added up from files in one directory (prometheus-client's
+# multiprocess mode), emptied at each start.
+export PROMETHEUS_MULTIPROC_DIR="${PROMETHEUS_MULTIPROC_DIR:-${TMPDIR:-/tmp}/patience-hall-metrics-$$}"
+rm -rf "$PROMETHEUS_MULTIPROC_DIR" && mkdir -p "$PROMETHEUS_MULTIPROC_DIR"
+
+# app.serve is uvicorn with a deadline for reading each request (REQUEST_READ_TIMEOUT, 10 s);
+# idle keep-alive connections close after 5 s; the app logs one JSON line per request itself.
+exec "$python" -m app.serve --factory app.main:create_app \
   --host "${HOST:-0.0.0.0}" --port "${PORT:-8000}" \
-  --workers "${WEB_CONCURRENCY:-4}" \
+  --workers "${WEB_CONCURRENCY:-4}" --http httptools \
+  --timeout-keep-alive 5 --timeout-graceful-shutdown 10 --no-access-log \
   --proxy-headers --no-server-header "$@"

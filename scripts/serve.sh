@@ -8,5 +8,6 @@ cd "$(dirname "$0")/.."
 host=${HOST:-127.0.0.1}
 port=${PORT:-8000}
 echo "Patience Hall is at http://$host:$port/"
-exec .venv/bin/uvicorn --factory app.main:create_app --host "$host" --port "$port" \
-  --workers "${WEB_CONCURRENCY:-1}" --proxy-headers "$@"
+exec .venv/bin/python -m app.serve --factory app.main:create_app --host "$host" --port "$port" \
+  --workers "${WEB_CONCURRENCY:-1}" --http httptools --timeout-keep-alive 5 --no-access-log \
+  --proxy-headers "$@"

@@ -44,7 +44,16 @@ def db_url(backend: str, tmp_path_factory: pytest.TempPathFactory) -> str:
 
 @pytest.fixture(scope="session")
 def settings(db_url: str) -> Settings:
-    return Settings(app_env="test", database_url=db_url, leaderboard_min_games=10, **TEST_LIMITS)
+    # The functional tests step through replays and boards far faster than any person: the
+    # rate of expensive pages is tested on its own (tests/web/test_limits.py), and so are the
+    # rate limits (tests/web/test_security.py).
+    return Settings(
+        app_env="test",
+        database_url=db_url,
+        leaderboard_min_games=10,
+        expensive_share=1.0,
+        **TEST_LIMITS,
+    )
 
 
 @pytest.fixture(scope="session")

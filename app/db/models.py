@@ -132,6 +132,9 @@ class MoveRecord(Base):
     idempotency_key: Mapped[str | None] = mapped_column(String(100))
     # The first answer to a move sent with an Idempotency-Key, given again to every retry.
     response: Mapped[str | None] = mapped_column(Text)
+    # The game's serialized state after this move, on every SNAPSHOT_EVERY-th move still in
+    # force (app/services/games.py): replays and undos start from the nearest one.
+    snapshot: Mapped[str | None] = mapped_column(Text)
 
 
 ALL_GAMES = "all"  # the ``game`` of the statistics rows that add up every game

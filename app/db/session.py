@@ -2,29 +2,78 @@
 
 from __future__ import annotations
 
+import select
+import weakref
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
 from sqlalchemy import Engine, create_engine, event
 from sqlalchemy.engine import make_url
+from sqlalchemy.exc import DisconnectionError
 from sqlalchemy.orm import Session, sessionmaker
 
 
-def make_engine(url: str, pool_size: int = 10) -> Engine:
+@dataclass(frozen=True)
+class Limits:
+    """How long the app waits on the database (README, "Operator notes"); 0: no limit.
+
+    ``pool_timeout_ms`` bounds the wait for a pooled connection (then SQLAlchemy's
+    ``TimeoutError``, answered 503); the other two are PostgreSQL's ``statement_timeout`` and
+    ``lock_timeout`` of every connection (SQLite waits ``lock_timeout_ms`` for its write lock).
+    """
+
+    pool_timeout_ms: int = 30_000
+    statement_timeout_ms: int = 0
+    lock_timeout_ms: int = 0
+    # The move path's own pool: a move waits this long at most for its game's row lock. Moves
+    # of one game hold it for milliseconds; a longer wait means the row is held elsewhere, and
+    # every moment spent waiting holds one of the worker's few threads.
+    move_lock_timeout_ms: int = 0
+
+
+NO_LIMITS = Limits()
+_LIMITS: weakref.WeakKeyDictionary[Engine, Limits] = weakref.WeakKeyDictionary()
+
+
+def make_engine(url: str, pool_size: int = 10, limits: Limits = NO_LIMITS) -> Engine:
     parsed = make_url(url)
     if parsed.get_backend_name() == "sqlite":
         if parsed.database and parsed.database != ":memory:":
             Path(parsed.database).parent.mkdir(parents=True, exist_ok=True)
-        engine = create_engine(url, connect_args={"check_same_thread": False, "timeout": 30})
+        busy = limits.lock_timeout_ms / 1000 if limits.lock_timeout_ms else 30
+        engine = create_engine(url, connect_args={"check_same_thread": False, "timeout": busy})
         _sqlite_transactions_take_the_write_lock(engine)
+        _LIMITS[engine] = limits
         return engine
     # A fixed pool: connections that come and go under load (overflow) cost PostgreSQL a process
     # fork each, more than the moves themselves. No pre-ping either: it would add a round trip
-    # to every checkout; recycling and the pool's invalidation on a failed statement handle a
-    # restarted server instead.
-    return create_engine(url, pool_size=pool_size, max_overflow=0, pool_recycle=1800)
+    # to every checkout; a check of the idle socket at checkout (no round trip) drops the
+    # connections a restarted server closed, and the move path retries once on a disconnect.
+    engine = create_engine(url, **_postgres_options(pool_size, limits))
+    _checkout_check(engine)
+    _LIMITS[engine] = limits
+    return engine
+
+
+def _postgres_options(pool_size: int, limits: Limits, **extra: Any) -> dict[str, Any]:
+    options = [
+        f"-c statement_timeout={limits.statement_timeout_ms}",
+        f"-c lock_timeout={limits.lock_timeout_ms}",
+    ]
+    connect_args: dict[str, Any] = {"options": " ".join(options), "connect_timeout": 5}
+    connect_args.update(extra.pop("connect_args", {}))
+    engine_options: dict[str, Any] = {
+        "pool_size": pool_size,
+        "max_overflow": 0,
+        "pool_recycle": 1800,
+        "pool_timeout": limits.pool_timeout_ms / 1000,
+        "connect_args": connect_args,
+        **extra,
+    }
+    return engine_options
 
 
 def make_move_engine(engine: Engine) -> Engine:
@@ -37,14 +86,46 @@ def make_move_engine(engine: Engine) -> Engine:
     """
     if engine.dialect.name != "postgresql" or engine.dialect.driver != "psycopg":
         return engine
-    return create_engine(
+    limits = _LIMITS.get(engine, NO_LIMITS)
+    for_moves = replace(limits, lock_timeout_ms=limits.move_lock_timeout_ms)
+    moves = create_engine(
         engine.url,
-        pool_size=engine.pool.size(),  # type: ignore[attr-defined]
-        max_overflow=0,
-        pool_recycle=1800,
-        isolation_level="AUTOCOMMIT",
-        connect_args={"prepare_threshold": None},
+        **_postgres_options(
+            engine.pool.size(),  # type: ignore[attr-defined]
+            for_moves,
+            isolation_level="AUTOCOMMIT",
+            connect_args={"prepare_threshold": None},
+        ),
     )
+    _checkout_check(moves)
+    _LIMITS[moves] = for_moves
+    return moves
+
+
+def idle_connection_is_dead(dbapi_connection: Any) -> bool:
+    """Whether a pooled PostgreSQL connection was closed by the server while it sat idle.
+
+    A server that shuts down or terminates a backend sends it a FATAL message and closes the
+    socket, so an idle connection with something to read is dead (a healthy idle one has
+    nothing to say). One ``poll`` system call, no round trip.
+    """
+    if getattr(dbapi_connection, "closed", False) or getattr(dbapi_connection, "broken", False):
+        return True
+    try:
+        fd = dbapi_connection.pgconn.socket
+    except Exception:  # no socket: closed
+        return True
+    poller = select.poll()
+    poller.register(fd, select.POLLIN | select.POLLERR | select.POLLHUP)
+    return bool(poller.poll(0))
+
+
+def _checkout_check(engine: Engine) -> None:
+    @event.listens_for(engine, "checkout")
+    def _checkout(dbapi_connection: Any, _record: Any, _proxy: Any) -> None:
+        if idle_connection_is_dead(dbapi_connection):
+            # The pool discards this connection and checks out (or opens) another.
+            raise DisconnectionError("the server closed this pooled connection")
 
 
 def _sqlite_transactions_take_the_write_lock(engine: Engine) -> None:

@@ -92,3 +92,9 @@ class BadCredentials(ServiceError):
 
 class IdempotencyKeyReused(ServiceError):
     status, code = 422, "idempotency_key_reused"
+
+
+class Unavailable(ServiceError):
+    """The database cannot be reached or is too busy right now: try again shortly."""
+
+    status, code = 503, "unavailable"

@@ -26,11 +26,14 @@ from datetime import datetime
 from functools import cached_property
 from typing import Any, Protocol, cast
 
+import psycopg
 from psycopg import ClientCursor
 from psycopg.pq import TransactionStatus
 from sqlalchemy import Connection, Dialect, Engine, Table, bindparam, insert, select, update
+from sqlalchemy.exc import DBAPIError
 from sqlalchemy.sql import ClauseElement
 
+from app.db.faults import Disconnected, OutcomeUnknown
 from app.db.models import Game, MoveRecord, Player, as_utc
 
 
@@ -85,9 +88,12 @@ FIRST_RESPONSE = select(MOVE.c.response, MOVE.c.action, MOVE.c.notation, MOVE.c.
     MOVE.c.game_id == bindparam("game_id"), MOVE.c.idempotency_key == bindparam("key")
 )
 MOVE_LOG = (
-    select(MOVE.c.action, MOVE.c.notation, MOVE.c.revealed)
+    select(MOVE.c.seq, MOVE.c.action, MOVE.c.notation, MOVE.c.revealed)
     .where(MOVE.c.game_id == bindparam("game_id"))
     .order_by(MOVE.c.seq)
+)
+SNAPSHOT = select(MOVE.c.snapshot).where(
+    MOVE.c.game_id == bindparam("game_id"), MOVE.c.seq == bindparam("seq")
 )
 _LOCKED_COLUMNS = [str(c.key) for c in LOCK_GAME.selected_columns]
 
@@ -128,7 +134,13 @@ def game_values(row: GameRow) -> dict[str, Any]:
 
 def move_values(row: GameRow, action: str, stamp: datetime, **extra: Any) -> dict[str, Any]:
     """The parameters of :data:`INSERT_MOVE`: the action that made ``row``'s version."""
-    values = {"notation": None, "revealed": False, "idempotency_key": None, "response": None}
+    values = {
+        "notation": None,
+        "revealed": False,
+        "idempotency_key": None,
+        "response": None,
+        "snapshot": None,
+    }
     values.update(extra)
     return {"game_id": row.id, "seq": row.version, "action": action, "created_at": stamp, **values}
 
@@ -168,7 +180,12 @@ class CoreTransaction:
     def write(self, game: dict[str, Any], move: dict[str, Any]) -> None:
         self.db.execute(UPDATE_GAME, game)
         self.db.execute(INSERT_MOVE, move)
-        self.db.commit()
+        try:
+            self.db.commit()
+        except DBAPIError as exc:
+            if exc.connection_invalidated:
+                raise OutcomeUnknown(str(exc.orig)) from exc
+            raise
 
 
 class PostgresTransaction:
@@ -179,8 +196,19 @@ class PostgresTransaction:
         assert driver is not None and driver.autocommit and driver.prepare_threshold is None, (
             "moves need the connections of make_move_engine()"
         )
+        self.driver = driver
         self.cursor = ClientCursor(driver)
-        sql.prepare_once(db)
+        with self._before_commit():
+            sql.prepare_once(db)
+
+    @contextmanager
+    def _before_commit(self) -> Iterator[None]:
+        try:
+            yield
+        except psycopg.Error as exc:
+            if self.driver.broken or self.driver.closed:
+                raise Disconnected(str(exc)) from exc
+            raise
 
     def lock(self, game_id: str, idempotency_key: str | None) -> LockedGame | None:
         params: dict[str, Any] = {"game_id": game_id, "key": idempotency_key}
@@ -188,26 +216,40 @@ class PostgresTransaction:
         if idempotency_key is not None:
             query += "; " + self.sql.first_response.execute
         cursor = self.cursor
-        cursor.execute(query, params)
-        cursor.nextset()  # past BEGIN
-        found = cursor.fetchone()
-        if found is None:
-            return None
-        first = None
-        if idempotency_key is not None:
-            cursor.nextset()
-            first = cursor.fetchone()
+        with self._before_commit():
+            cursor.execute(query, params)
+            cursor.nextset()  # past BEGIN
+            found = cursor.fetchone()
+            if found is None:
+                return None
+            first = None
+            if idempotency_key is not None:
+                cursor.nextset()
+                first = cursor.fetchone()
         values = dict(zip(_LOCKED_COLUMNS, found, strict=True))
         for name in _TIMES:  # as the UTCDateTime column type hands them back
             values[name] = as_utc(values[name])
         return locked_game(values, first)
 
     def write(self, game: dict[str, Any], move: dict[str, Any]) -> None:
-        self.cursor.execute(self.sql.write_and_commit, {**move, **game})
+        try:
+            self.cursor.execute(self.sql.write_and_commit, {**move, **game})
+        except psycopg.Error as exc:
+            # The COMMIT travels in the same message: on a lost connection nobody knows
+            # whether it ran. (Any other error aborted the transaction: nothing was applied.)
+            if self.driver.broken or self.driver.closed:
+                raise OutcomeUnknown(str(exc)) from exc
+            raise
+
+    @property
+    def dead(self) -> bool:
+        return bool(self.driver.broken or self.driver.closed)
 
     def end(self) -> None:
         """Roll back what a refused move left open (the lock and anything else)."""
         driver = self.cursor.connection
+        if self.dead:
+            return
         if driver.info.transaction_status in (TransactionStatus.INTRANS, TransactionStatus.INERROR):
             driver.execute("ROLLBACK")
 
@@ -291,11 +333,16 @@ def postgres_transactions(engine: Engine) -> Transactions:
     @contextmanager
     def postgres() -> Iterator[MoveTransaction]:
         with engine.connect() as db:
-            tx = PostgresTransaction(db, statements)
+            tx: PostgresTransaction | None = None
             try:
+                tx = PostgresTransaction(db, statements)
                 yield tx
             finally:
-                tx.end()
+                driver = db.connection.driver_connection
+                if driver is None or driver.broken or driver.closed:
+                    db.invalidate()  # the pool opens a new one in its place
+                elif tx is not None:
+                    tx.end()
 
     return postgres
 

@@ -8,16 +8,20 @@ engine, writes the new state with ``version + 1`` and appends to the move log.
 from __future__ import annotations
 
 import json
+import logging
 import re
 import secrets
+import threading
+from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any
+from typing import Any, NamedTuple
 
 from sqlalchemy import Connection, Engine, insert, select
 from sqlalchemy.orm import Session, sessionmaker
 
+from app.db.faults import OutcomeUnknown, is_disconnect, summary
 from app.db.models import Game, Player
 from app.db.session import make_move_engine
 from app.engine import (
@@ -37,6 +41,7 @@ from app.engine import (
     loads,
 )
 from app.engine.deals import check_deal_number
+from app.metrics import DB_ERRORS
 from app.services import same_deal, stats
 from app.services.errors import (
     DealInPlay,
@@ -49,6 +54,7 @@ from app.services.errors import (
     InvalidRequest,
     NotFound,
     StaleVersion,
+    Unavailable,
     UndoUnavailable,
 )
 from app.services.game_rows import (
@@ -58,6 +64,7 @@ from app.services.game_rows import (
     LOCK_GAME,
     MOVE_LOG,
     SELECT_GAME,
+    SNAPSHOT,
     UPDATE_GAME,
     FirstAnswer,
     GameRow,
@@ -69,6 +76,13 @@ from app.services.game_rows import (
 from app.services.players import new_id, now
 
 MAX_IDEMPOTENCY_KEY = 100
+DEFAULT_MAX_MOVES = 2000
+# Every SNAPSHOT_EVERY-th move still in force stores the state in its move-log row: a replay
+# step or an undo replays at most SNAPSHOT_EVERY - 1 moves from the nearest one.
+SNAPSHOT_EVERY = 64
+_CACHED_STATES = 512  # replay states of finished games kept per process
+_CACHED_LOGS = 32  # move logs of finished games kept per process
+logger = logging.getLogger("patience_hall.games")
 # Game ids are ``new_id()`` strings; anything else (a NUL byte, which PostgreSQL refuses in a
 # query parameter, or a very long string) cannot name a game and is not sent to the database.
 GAME_ID = re.compile(r"[A-Za-z0-9_-]{1,32}")
@@ -113,6 +127,16 @@ class GameView:
     # A finished game shown to a viewer who has not finished its deal keeps its hidden cards
     # hidden (the same-deal rule): they may still play the deal themselves.
     masked: bool = False
+    max_moves: int | None = None  # the move cap, when the service knows it
+
+    @property
+    def move_limit_reached(self) -> bool:
+        """Lost because the game reached the cap on moves per game (not for want of moves)."""
+        return (
+            self.max_moves is not None
+            and self.record.status == Status.LOST
+            and self.record.moves >= self.max_moves
+        )
 
     @property
     def finished(self) -> bool:
@@ -158,6 +182,10 @@ class GameView:
                 {"from": m.source, "to": m.target, "count": m.count} for m in self.legal_moves
             ],
         }
+        if self.max_moves is not None:
+            data["max_moves"] = self.max_moves
+            if self.move_limit_reached:
+                data["ended_by"] = "move_limit"
         if self.log is not None:
             data["log"] = self.log
         return data
@@ -186,9 +214,16 @@ class Games:
 
     sessions: sessionmaker[Session]
     deal_key: bytes
+    max_moves: int = DEFAULT_MAX_MOVES  # accepted moves per game; the last one ends it as lost
     _rng: secrets.SystemRandom = field(default_factory=secrets.SystemRandom)
     move_engine: Engine = field(init=False)
     move_transaction: Transactions = field(init=False)
+    # A finished game never changes: its replay states are kept, most recently used first.
+    _replay_states: OrderedDict[tuple[str, int], State] = field(
+        init=False, default_factory=OrderedDict
+    )
+    _finished_logs: OrderedDict[str, list[Entry]] = field(init=False, default_factory=OrderedDict)
+    _replay_lock: threading.Lock = field(init=False, default_factory=threading.Lock)
 
     def __post_init__(self) -> None:
         self.move_engine = make_move_engine(self.sessions.kw["bind"])
@@ -252,7 +287,7 @@ class Games:
             db.execute(insert(GAME).values(**vars(record)))
             if rated:  # it counts as played from now on: the player has seen the layout
                 stats.count_dealt(db.connection(), record, stamp)
-            return GameView(record, name, rules, state, legal)
+            return GameView(record, name, rules, state, legal, max_moves=self.max_moves)
 
     def get(self, game_id: str, viewer: str | None) -> GameView:
         """A game as ``viewer`` (None: nobody signed in) may see it: the same-deal rule."""
@@ -283,6 +318,37 @@ class Games:
         _check_key(idempotency_key)
         if not _plausible(game_id):
             raise NotFound("There is no game with that id.")
+        try:
+            return self._move_once(game_id, player_id, move, version, idempotency_key)
+        except OutcomeUnknown as exc:
+            logger.warning("move outcome unknown, game %s: %s", game_id, summary(exc))
+            raise Unavailable(
+                "The connection to the database was lost while your move was being saved. "
+                "Send it again with the same Idempotency-Key: it will be applied once."
+            ) from None
+        except Exception as exc:
+            if not is_disconnect(exc):
+                raise
+            # Nothing was applied (the COMMIT was never sent): once more, on a new connection.
+            DB_ERRORS.labels("move_retried").inc()
+            logger.warning("move retried on a new connection, game %s: %s", game_id, summary(exc))
+        try:
+            return self._move_once(game_id, player_id, move, version, idempotency_key)
+        except OutcomeUnknown as exc:
+            logger.warning("move outcome unknown, game %s: %s", game_id, summary(exc))
+            raise Unavailable(
+                "The connection to the database was lost while your move was being saved. "
+                "Send it again with the same Idempotency-Key: it will be applied once."
+            ) from None
+
+    def _move_once(
+        self,
+        game_id: str,
+        player_id: str | None,
+        move: Move,
+        version: int,
+        idempotency_key: str | None,
+    ) -> MoveOutcome:
         with self.move_transaction() as tx:
             locked = tx.lock(game_id, idempotency_key)
             if locked is None:
@@ -307,13 +373,18 @@ class Games:
             record.moves += 1
             record.can_undo = not step.revealed
             record.first_move_at = record.first_move_at or stamp
-            self._advance(record, _status(rules, step.after, legal), stamp)
+            status = _status(rules, step.after, legal)
+            if status == Status.PLAYING and record.moves >= self.max_moves:
+                status, legal = Status.LOST, []  # the move cap ends the game (README)
+            self._advance(record, status, stamp)
             if record.status != Status.PLAYING:
                 stats.count_finished(tx.db, record, stamp)
             view = GameView(record, name, rules, step.after, legal, step=step)
+            view.max_moves = self.max_moves
             if view.finished:
                 view.log = [*self._log(tx.db, game_id), str(move)]
             response = json.dumps(view.to_json()) if idempotency_key else None
+            in_force = record.moves - record.undos  # each undo took back one move
             tx.write(
                 game_values(record),
                 move_values(
@@ -324,6 +395,7 @@ class Games:
                     revealed=step.revealed,
                     idempotency_key=idempotency_key,
                     response=response,
+                    snapshot=record.state if in_force % SNAPSHOT_EVERY == 0 else None,
                 ),
             )
             return MoveOutcome(view)
@@ -349,29 +421,29 @@ class Games:
             if record.status != Status.PLAYING:
                 raise UndoUnavailable("The game is over: there is nothing left to undo.")
             rules = get_ruleset(record.game)
-            active = self._active_moves(db, game_id)
+            active = self._active_entries(db, game_id)
             if not active:
                 raise UndoUnavailable("There is no move to undo.")
-            if active[-1][1]:
+            if active[-1].revealed:
                 raise UndoUnavailable(
                     "That move turned up a card you had not seen, so it cannot be undone."
                 )
             kept = active[:-1]
             before = loads(record.state)
-            state = rules.replay(
-                rules.deal(record.deal, self.deal_key), [Move.parse(n) for n, _ in kept]
-            )
+            state = self._state_at(db, record, active, len(kept))
             stamp = now()
             record.state = dumps(state)
             record.undos += 1
-            record.can_undo = bool(kept) and not kept[-1][1]
+            record.can_undo = bool(kept) and not kept[-1].revealed
             legal = rules.legal_moves(state)
             self._advance(record, Status.PLAYING, stamp)
             changed = tuple(
                 pid for pid, a, b in zip(rules.pile_ids, before.piles, state.piles) if a != b
             )
-            undo_step = Step(before, Move.parse(active[-1][0]), state, False, changed)
-            view = GameView(record, name, rules, state, legal, step=undo_step)
+            undo_step = Step(before, Move.parse(active[-1].notation), state, False, changed)
+            view = GameView(
+                record, name, rules, state, legal, step=undo_step, max_moves=self.max_moves
+            )
             response = json.dumps(view.to_json()) if idempotency_key else None
             _save(db, record)
             _log_action(db, record, "undo", stamp, idempotency_key, response)
@@ -416,13 +488,14 @@ class Games:
                 raise GameInPlay("A replay is available once the game is over.")
             if not same_deal.sees_everything(record.player_id, viewer, related):
                 raise DealNotFinished()
-            moves = self._log(db, game_id)
+            entries = self._finished_entries(db, game_id)
+            moves = [e.notation for e in entries]
+            at = len(moves) if step is None else max(0, min(step, len(moves)))
+            state = self._finished_state_at(db, record, entries, at)
         rules = get_ruleset(record.game)
-        at = len(moves) if step is None else max(0, min(step, len(moves)))
-        state = rules.replay(
-            rules.deal(record.deal, self.deal_key), [Move.parse(m) for m in moves[:at]]
+        return ReplayView(
+            GameView(record, name, rules, state, [], moves, max_moves=self.max_moves), moves, at
         )
-        return ReplayView(GameView(record, name, rules, state, [], moves), moves, at)
 
     # -- the move log ---------------------------------------------------------------------
 
@@ -453,7 +526,9 @@ class Games:
         finished = record.status != Status.PLAYING
         legal = [] if finished else rules.legal_moves(state)
         log = self._log(db, record.id) if finished and not masked else None
-        return GameView(record, name, rules, state, legal, log, masked=masked)
+        return GameView(
+            record, name, rules, state, legal, log, masked=masked, max_moves=self.max_moves
+        )
 
     @staticmethod
     def _check_owner(record: GameRow, player_id: str | None) -> None:
@@ -475,9 +550,13 @@ class Games:
                 f"{record.version}); here is the current board."
             )
 
-    @classmethod
-    def _check_playable(cls, record: GameRow, version: int) -> None:
+    def _check_playable(self, record: GameRow, version: int) -> None:
         if record.status != Status.PLAYING:
+            if record.moves >= self.max_moves:
+                raise GameOver(
+                    f"The game is over: it reached the limit of {self.max_moves} moves and "
+                    "counts as lost."
+                )
             raise GameOver(f"The game is over ({record.status}).")
         if version != record.version:
             raise StaleVersion(
@@ -506,12 +585,85 @@ class Games:
         """The moves still in force: each undo takes back the latest one."""
         return active_moves(self._records(db, game_id))
 
+    def _active_entries(self, db: Session | Connection, game_id: str) -> list[Entry]:
+        return active_entries(self._records(db, game_id))
+
     def _log(self, db: Session | Connection, game_id: str) -> list[str]:
         return [n for n, _ in self._active_moves(db, game_id)]
+
+    def _state_at(
+        self, db: Session | Connection, record: GameRow, active: Sequence[Entry], n: int
+    ) -> State:
+        """The state after the first ``n`` moves in force, from the nearest snapshot.
+
+        The move that made the ``d``-th move in force (d a multiple of SNAPSHOT_EVERY) stored
+        the state after it; that row is the one that pushed ``active[d - 1]``, since a later
+        undo below ``d`` would have taken it out and a later move to ``d`` replaced it. Games
+        older than the snapshots replay from the deal.
+        """
+        rules = get_ruleset(record.game)
+        d = n - n % SNAPSHOT_EVERY
+        start: State | None = None
+        if d > 0:
+            stored = db.execute(SNAPSHOT, {"game_id": record.id, "seq": active[d - 1].seq})
+            text = stored.scalar()
+            if text is not None:
+                start = loads(text)
+        if start is None:
+            start, d = rules.deal(record.deal, self.deal_key), 0
+        return rules.replay(start, [Move.parse(e.notation) for e in active[d:n]])
+
+    def _finished_entries(self, db: Session | Connection, game_id: str) -> list[Entry]:
+        """A finished game's moves in force: read once, kept while the game is looked at."""
+        with self._replay_lock:
+            cached = self._finished_logs.get(game_id)
+            if cached is not None:
+                self._finished_logs.move_to_end(game_id)
+                return cached
+        entries = self._active_entries(db, game_id)
+        with self._replay_lock:
+            self._finished_logs[game_id] = entries
+            while len(self._finished_logs) > _CACHED_LOGS:
+                self._finished_logs.popitem(last=False)
+        return entries
+
+    def _finished_state_at(
+        self, db: Session | Connection, record: GameRow, active: Sequence[Entry], n: int
+    ) -> State:
+        key = (record.id, n)
+        with self._replay_lock:
+            cached = self._replay_states.get(key)
+            if cached is not None:
+                self._replay_states.move_to_end(key)
+                return cached
+        state = self._state_at(db, record, active, n)
+        with self._replay_lock:
+            self._replay_states[key] = state
+            while len(self._replay_states) > _CACHED_STATES:
+                self._replay_states.popitem(last=False)
+        return state
 
 
 def _plausible(game_id: str) -> bool:
     return isinstance(game_id, str) and GAME_ID.fullmatch(game_id) is not None
+
+
+class Entry(NamedTuple):
+    """A move still in force, and the move-log row that made it."""
+
+    notation: str
+    revealed: bool
+    seq: int
+
+
+def active_entries(records: Sequence[Any]) -> list[Entry]:
+    stack: list[Entry] = []
+    for seq, action, notation, revealed in records:  # MOVE_LOG's columns
+        if action == "move" and notation:
+            stack.append(Entry(notation, revealed, seq))
+        elif action == "undo" and stack:
+            stack.pop()
+    return stack
 
 
 def active_moves(records: Sequence[Any]) -> list[tuple[str, bool]]:

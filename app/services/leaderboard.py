@@ -21,6 +21,7 @@ from typing import Any
 from sqlalchemy import case, func, or_, select
 from sqlalchemy.orm import Session, sessionmaker
 
+from app.db.faults import is_unavailable, summary
 from app.db.models import ALL_GAMES, DailyStats, Game, GameDailyStats, Player, PlayerStats
 from app.engine import GAMES, Status
 from app.services import same_deal
@@ -193,8 +194,11 @@ class Leaderboards:
     def _refresh(self, key: _CacheKey) -> None:
         try:
             rows = self._since(key)
-        except Exception:  # keep serving the rows we have; the next request tries again
-            _log.exception("refreshing the %s leaderboard failed", key)
+        except Exception as exc:  # keep serving the rows we have; the next request tries again
+            if is_unavailable(exc):  # the database is away: one line, not a traceback
+                _log.warning("refreshing the %s leaderboard failed: %s", key, summary(exc))
+            else:
+                _log.exception("refreshing the %s leaderboard failed", key)
             with self._lock:
                 if key in self._cache:
                     self._cache[key].refreshing = False

@@ -31,7 +31,13 @@ _TITLES = {
     "same_deal_in_play": "Finish your own game first",
     "deal_not_finished": "Finish this deal first",
 }
-_STATUS_TITLES = {404: "Not found", 403: "Not yours", 409: "Conflict", 429: "Slow down"}
+_STATUS_TITLES = {
+    404: "Not found",
+    403: "Not yours",
+    409: "Conflict",
+    429: "Slow down",
+    503: "Back in a moment",
+}
 
 
 def error_page(request: Request, status: int, message: str, code: str = "") -> Response:
@@ -55,6 +61,8 @@ def install(app: FastAPI) -> None:
         else:
             response = error_page(request, exc.status, exc.message, exc.code)
         response.headers.update(getattr(exc, "headers", {}))
+        if exc.status == 503:
+            response.headers["Retry-After"] = str(request.app.state.settings.retry_after_seconds)
         return response
 
     @app.exception_handler(RequestValidationError)

@@ -189,6 +189,11 @@ def move(
         text = " ".join([text, *said])
     if view.record.status == "won":
         text += " You won!"
+    elif view.move_limit_reached:
+        text += (
+            f" That was move {view.record.moves}, the most a game may have: the game is over "
+            "and counts as lost."
+        )
     elif view.finished:
         text += " No legal move is left: the game is over."
     order = view.rules.pile_ids
@@ -208,7 +213,7 @@ def _refused(
 ) -> Response:
     """A refused board action: the reason and the current board. Not-yours and no-such-game
     are pages of their own, not board fragments."""
-    if exc.status in (403, 404):
+    if exc.status in (403, 404, 503):
         raise exc
     response = _answer(request, game_id, player, games, None, error=exc.message, status=exc.status)
     response.headers.update(getattr(exc, "headers", {}))  # Retry-After of a rate limit

@@ -1,0 +1,153 @@
+"""One JSON log line per request, the Prometheus metrics, and ``GET /metrics``."""
+
+from __future__ import annotations
+
+import json
+import logging
+import re
+import sys
+import time
+import uuid
+from datetime import UTC, datetime
+from typing import Any
+
+from fastapi import APIRouter
+from fastapi.responses import Response
+from sqlalchemy import Engine, event
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from app.metrics import LATENCY, MOVES, POOL_IN_USE, REQUESTS, exposition
+
+router = APIRouter()
+access = logging.getLogger("patience_hall.access")
+_REQUEST_ID = re.compile(r"[A-Za-z0-9._:-]{1,64}")
+_MOVE_ROUTES = {"/api/games/{game_id}/moves", "/games/{game_id}/moves"}
+
+
+@router.get("/metrics", include_in_schema=False)
+async def metrics() -> Response:
+    body, kind = exposition()
+    return Response(body, media_type=kind)
+
+
+class JsonFormatter(logging.Formatter):
+    """A log record as one JSON object: time, level, logger, message and any ``extra`` fields
+    given as ``extra={"fields": {...}}``."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        data: dict[str, Any] = {
+            "ts": datetime.fromtimestamp(record.created, UTC).isoformat(timespec="milliseconds"),
+            "level": record.levelname.lower(),
+            "logger": record.name,
+            "msg": record.getMessage(),
+        }
+        data.update(getattr(record, "fields", {}))
+        if record.exc_info:
+            data["exc"] = self.formatException(record.exc_info)
+        return json.dumps(data, separators=(",", ":"))
+
+
+def configure_logging(json_lines: bool) -> None:
+    """The app's loggers (``patience_hall.*``) write to stderr, one JSON object a line."""
+    root = logging.getLogger("patience_hall")
+    root.setLevel(logging.INFO)
+    if any(getattr(h, "patience_hall", False) for h in root.handlers):
+        return
+    handler = logging.StreamHandler(sys.stderr)
+    handler.patience_hall = True  # type: ignore[attr-defined]
+    handler.setFormatter(JsonFormatter() if json_lines else logging.Formatter(logging.BASIC_FORMAT))
+    root.addHandler(handler)
+
+
+def count_pool(engine: Engine, name: str) -> None:
+    """Keep ``ph_db_connections_in_use{pool=name}`` current."""
+    gauge = POOL_IN_USE.labels(name)
+
+    @event.listens_for(engine, "checkout")
+    def _out(*_: Any) -> None:
+        gauge.inc()
+
+    @event.listens_for(engine, "checkin")
+    def _in(*_: Any) -> None:
+        gauge.dec()
+
+
+_CHILDREN: dict[tuple[str, str, int], tuple[Any, Any, Any]] = {}
+
+
+def _count(method: str, route: str, status: int, elapsed: float) -> None:
+    """The request's metrics, through label children looked up once per (method, route,
+    status): ``labels()`` costs more than the update itself."""
+    key = (method, route, status)
+    children = _CHILDREN.get(key)
+    if children is None:
+        move = MOVES.labels(str(status)) if route in _MOVE_ROUTES and method == "POST" else None
+        children = (REQUESTS.labels(method, route, str(status)), LATENCY.labels(route), move)
+        _CHILDREN[key] = children
+    requests, latency, moves = children
+    requests.inc()
+    latency.observe(elapsed)
+    if moves is not None:
+        moves.inc()
+
+
+def _route_of(scope: Scope) -> str:
+    route = scope.get("route")
+    path = getattr(route, "path", None)
+    if isinstance(path, str):
+        return path
+    return "/static" if str(scope.get("path", "")).startswith("/static/") else "unmatched"
+
+
+class AccessLog:
+    """Outermost: a request id (``X-Request-ID``, the client's if it is sane), one JSON line and
+    the metrics for every request, 500s included."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        started = time.perf_counter()
+        given = next((v for n, v in scope["headers"] if n == b"x-request-id"), b"").decode(
+            "latin-1"
+        )
+        request_id = given if _REQUEST_ID.fullmatch(given) else uuid.uuid4().hex
+        status = 500
+
+        async def sending(message: Message) -> None:
+            nonlocal status
+            if message["type"] == "http.response.start":
+                status = message["status"]
+                message["headers"] = [
+                    *message.get("headers", []),
+                    (b"x-request-id", request_id.encode()),
+                ]
+            await send(message)
+
+        try:
+            await self.app(scope, receive, sending)
+        finally:
+            elapsed = time.perf_counter() - started
+            route = _route_of(scope)
+            method = scope["method"]
+            _count(method, route, status, elapsed)
+            if route != "/static":
+                access.info(
+                    "%s %s %s",
+                    method,
+                    route,
+                    status,
+                    extra={
+                        "fields": {
+                            "request_id": request_id,
+                            "method": method,
+                            "route": route,
+                            "path": scope.get("path", ""),
+                            "status": status,
+                            "ms": round(elapsed * 1000, 2),
+                        }
+                    },
+                )
