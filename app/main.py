@@ -142,7 +142,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.state.settings = settings
     app.state.engine = engine
     app.state.sessions = sessions
-    app.state.games = Games(sessions, settings.deal_key_bytes)
+    app.state.games = Games(
+        sessions, settings.deal_key_bytes, idle_cap_ms=int(settings.idle_cap_seconds * 1000)
+    )
     app.state.players = Players(sessions)
     app.state.deals = Deals(sessions)
     app.state.leaderboards = Leaderboards(

@@ -18,7 +18,7 @@ from typing import Any
 from sqlalchemy import Connection, Engine, insert, select
 from sqlalchemy.orm import Session, sessionmaker
 
-from app.db.models import Game, Player
+from app.db.models import Game, Player, as_utc
 from app.db.session import make_move_engine
 from app.engine import (
     MAX_DEAL,
@@ -88,6 +88,7 @@ class GameView:
     legal_moves: list[Move]
     log: list[str] | None = None  # only for finished games
     step: Step | None = None  # the step just played, for fragments of the changed piles
+    idle_cap_ms: int = 120_000  # how long a pause counts in the active time, at most
 
     @property
     def finished(self) -> bool:
@@ -121,6 +122,7 @@ class GameView:
             "on_foundations": rules.on_foundations(self.state),
             "cards": rules.cards,
             "started_at": _iso(g.first_move_at),
+            "active_ms": g.active_ms,
             "finished_at": _iso(g.finished_at),
             "piles": self.piles(),
             "legal_moves": [
@@ -155,6 +157,8 @@ class Games:
 
     sessions: sessionmaker[Session]
     deal_key: bytes
+    # Active time: each pause between two actions counts up to this long (IDLE_CAP_SECONDS).
+    idle_cap_ms: int = 120_000
     _rng: secrets.SystemRandom = field(default_factory=secrets.SystemRandom)
     move_engine: Engine = field(init=False)
     move_transaction: Transactions = field(init=False)
@@ -191,7 +195,7 @@ class Games:
                 rules=RULES_VERSION,
                 state=dumps(state),
                 version=0,
-                status=_status(rules, state, legal),
+                status=_status(rules, state, legal, False),
                 moves=0,
                 undos=0,
                 can_undo=False,
@@ -200,9 +204,10 @@ class Games:
                 first_move_at=None,
                 finished_at=None,
                 duration_ms=None,
+                active_ms=0,
             )
             db.execute(insert(GAME).values(**vars(record)))
-            return GameView(record, name, rules, state, legal)
+            return GameView(record, name, rules, state, legal, idle_cap_ms=self.idle_cap_ms)
 
     def get(self, game_id: str) -> GameView:
         with self.sessions() as db:
@@ -253,13 +258,16 @@ class Games:
             record.moves += 1
             record.can_undo = not step.revealed
             first_move = record.first_move_at is None
+            self._tick(record, stamp)
             record.first_move_at = record.first_move_at or stamp
-            self._advance(record, _status(rules, step.after, legal), stamp)
+            self._advance(record, _status(rules, step.after, legal, record.can_undo), stamp)
             if first_move:
                 stats.count_played(tx.db, record, stamp)
             if record.status != Status.PLAYING:
                 stats.count_finished(tx.db, record, stamp)
-            view = GameView(record, name, rules, step.after, legal, step=step)
+            view = GameView(
+                record, name, rules, step.after, legal, step=step, idle_cap_ms=self.idle_cap_ms
+            )
             if view.finished:
                 view.log = [*self._log(tx.db, game_id), str(move)]
             response = json.dumps(view.to_json()) if idempotency_key else None
@@ -301,6 +309,7 @@ class Games:
             record.undos += 1
             record.can_undo = bool(kept) and not kept[-1][1]
             legal = rules.legal_moves(state)
+            self._tick(record, stamp)
             self._advance(record, Status.PLAYING, stamp)
             _save(db, record)
             _log_action(db, record, "undo", stamp)
@@ -308,7 +317,9 @@ class Games:
                 pid for pid, a, b in zip(rules.pile_ids, before.piles, state.piles) if a != b
             )
             undo_step = Step(before, Move.parse(active[-1][0]), state, False, changed)
-            return GameView(record, name, rules, state, legal, step=undo_step)
+            return GameView(
+                record, name, rules, state, legal, step=undo_step, idle_cap_ms=self.idle_cap_ms
+            )
 
     def resign(self, game_id: str, player_id: str | None) -> GameView:
         with self.sessions.begin() as db:
@@ -317,6 +328,7 @@ class Games:
             if record.status != Status.PLAYING:
                 raise GameOver("The game is already over.")
             stamp = now()
+            self._tick(record, stamp)
             self._advance(record, Status.LOST, stamp)
             stats.count_finished(db.connection(), record, stamp)
             _save(db, record)
@@ -364,7 +376,7 @@ class Games:
         finished = record.status != Status.PLAYING
         legal = [] if finished else rules.legal_moves(state)
         log = self._log(db, record.id) if finished else None
-        return GameView(record, name, rules, state, legal, log)
+        return GameView(record, name, rules, state, legal, log, idle_cap_ms=self.idle_cap_ms)
 
     @staticmethod
     def _check_owner(record: GameRow, player_id: str | None) -> None:
@@ -381,6 +393,17 @@ class Games:
                 f"{record.version}); here is the current board."
             )
 
+    def _tick(self, record: GameRow, stamp: datetime) -> None:
+        """Adds the pause since the game's last action to its active time, up to the idle cap;
+        nothing before the first move. Computed here and written by the action's own UPDATE:
+        no extra statement on the move path."""
+        if record.first_move_at is None:
+            return
+        last = as_utc(record.updated_at)
+        assert last is not None
+        pause = int((stamp - last).total_seconds() * 1000)
+        record.active_ms += max(0, min(pause, self.idle_cap_ms))
+
     @staticmethod
     def _advance(record: GameRow, status: str, stamp: datetime) -> None:
         record.version += 1
@@ -389,10 +412,8 @@ class Games:
         if status != Status.PLAYING:
             record.finished_at = stamp
             if record.first_move_at is not None:
-                started = record.first_move_at
-                if started.tzinfo is None:  # SQLite hands back naive UTC datetimes
-                    started = started.replace(tzinfo=stamp.tzinfo)
-                record.duration_ms = int((stamp - started).total_seconds() * 1000)
+                # What records compare: the active time, not the time since the first move.
+                record.duration_ms = record.active_ms
 
     @staticmethod
     def _records(db: Session | Connection, game_id: str) -> Sequence[Any]:
@@ -420,10 +441,12 @@ def active_moves(records: Sequence[Any]) -> list[tuple[str, bool]]:
     return stack
 
 
-def _status(rules: Ruleset, state: State, legal: list[Move]) -> str:
+def _status(rules: Ruleset, state: State, legal: list[Move], can_undo: bool) -> str:
+    """As ``Ruleset.status``, from legal moves already computed: with no legal move left the
+    game stays in play while its last step can be undone (contract v2, "No moves left")."""
     if rules.is_won(state):
         return Status.WON
-    return Status.PLAYING if legal else Status.LOST
+    return Status.PLAYING if legal or can_undo else Status.LOST
 
 
 @dataclass(frozen=True)

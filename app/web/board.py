@@ -14,6 +14,7 @@ from typing import Any
 
 from markupsafe import Markup
 
+from app.db.models import as_utc
 from app.engine import Fan, Move, PileKind, Ruleset, State, Step
 from app.engine.cards import RANK_LABELS, RANKS, label_of, name_of, parse_code
 from app.services.games import GameView
@@ -156,25 +157,48 @@ def pile_choices(rules: Ruleset) -> list[tuple[str, str]]:
     return [(p.id, pile_title(rules, p.id)) for p in rules.layout.piles]
 
 
+def _idle_ms(view: GameView) -> int:
+    """How long the game in play has waited since its last action (0 before the first move)."""
+    g = view.record
+    if g.first_move_at is None or view.finished:
+        return 0
+    last = as_utc(g.updated_at)
+    assert last is not None
+    return max(0, int((datetime.now(UTC) - last).total_seconds() * 1000))
+
+
 def _elapsed_seconds(view: GameView) -> int:
+    """The active time: the server's count up to the last action, plus the current pause up to
+    the idle cap while the game is in play."""
     g = view.record
     if g.duration_ms is not None:
         return g.duration_ms // 1000
-    if g.first_move_at is None:
-        return 0
-    end = g.finished_at or datetime.now(UTC)
-    start = g.first_move_at
-    if start.tzinfo is None:  # SQLite hands back naive UTC datetimes
-        start = start.replace(tzinfo=UTC)
-    if end.tzinfo is None:
-        end = end.replace(tzinfo=UTC)
-    return max(0, int((end - start).total_seconds()))
+    return (g.active_ms + min(_idle_ms(view), view.idle_cap_ms)) // 1000
+
+
+def _duration_words(seconds: int) -> str:
+    if seconds % 60 == 0:
+        return f"{seconds // 60} minute{'s' * (seconds != 60)}"
+    return f"{seconds} second{'s' * (seconds != 1)}"
 
 
 def clock_text(seconds: int) -> str:
     hours, rest = divmod(seconds, 3600)
     minutes, secs = divmod(rest, 60)
     return f"{hours}:{minutes:02d}:{secs:02d}" if hours else f"{minutes}:{secs:02d}"
+
+
+# Games with every card face up: looking one move ahead reveals nothing.
+OPEN_GAMES = frozenset({"castles-end"})
+
+
+def dead_ends(rules: Ruleset, state: State, legal: list[Move]) -> list[Move]:
+    """The base choices (Castle's End, rules.md §5 E1) after which no legal move is left, so the
+    board can warn before one is made. Only while the base is unchosen, and only in a game
+    whose cards are all face up."""
+    if rules.slug not in OPEN_GAMES or rules.base_rank(state) is not None:
+        return []
+    return [m for m in legal if not rules.legal_moves(rules.apply(state, m))]
 
 
 def status_context(view: GameView) -> dict[str, Any]:
@@ -205,6 +229,9 @@ def status_context(view: GameView) -> dict[str, Any]:
                 f"foundations in {moves}."
             ),
         }
+    # No legal move left, yet the last step can be undone: the player decides (contract v2).
+    stuck = not view.finished and not view.legal_moves
+    traps = [] if view.finished else dead_ends(rules, state, view.legal_moves)
     return {
         "game_id": g.id,
         "slug": rules.slug,
@@ -220,8 +247,16 @@ def status_context(view: GameView) -> dict[str, Any]:
         "base_rank": base,
         "legal_moves": [str(m) for m in view.legal_moves],
         "legal": " ".join(str(m) for m in view.legal_moves),
+        "stuck": stuck,
+        "traps": " ".join(str(m) for m in traps),
         "facts": facts,
         "elapsed": elapsed,
+        # The client's clock goes on from the active time at the last action, for at most the
+        # idle cap: the same count the server keeps.
+        "active": g.active_ms // 1000,
+        "idle": _idle_ms(view) // 1000,
+        "cap": view.idle_cap_ms // 1000,
+        "cap_text": _duration_words(view.idle_cap_ms // 1000),
         "elapsed_text": clock_text(elapsed),
         "running": g.first_move_at is not None and not view.finished,
         "finished": view.finished,

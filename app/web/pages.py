@@ -142,9 +142,14 @@ def save_prefs(
     auto: Annotated[str, Form(max_length=8)] = "",
     four: Annotated[str, Form(max_length=8)] = "",
     large: Annotated[str, Form(max_length=8)] = "",
+    sound: Annotated[str, Form(max_length=8)] = "",
     back: Annotated[str, Form(max_length=200)] = "/",
 ) -> Response:
-    chosen = {name for name, value in (("auto", auto), ("four", four), ("large", large)) if value}
+    chosen = {
+        name
+        for name, value in (("auto", auto), ("four", four), ("large", large), ("sound", sound))
+        if value
+    }
     prefs = Prefs(frozenset(chosen & PREF_FLAGS.keys()))
     # Only a path on this site: never an open redirect.
     target = back if SAFE_BACK.fullmatch(back) else "/"

@@ -9,13 +9,14 @@ the board, so play works with JavaScript off.
 from __future__ import annotations
 
 import re
+from contextlib import suppress
 from typing import Annotated
 
 from fastapi import APIRouter, Form, Request
 from fastapi.responses import RedirectResponse, Response
 
 from app.engine import InvalidMove, Move
-from app.services.errors import ServiceError
+from app.services.errors import Forbidden, GameOver, ServiceError
 from app.services.games import Games, GameView, MoveOutcome
 from app.web.board import (
     auto_move_candidate,
@@ -172,7 +173,9 @@ def move(
     if view.record.status == "won":
         text += " You won!"
     elif view.finished:
-        text += " No legal move is left: the game is over."
+        text += " No legal move is left, and that move cannot be undone: the game is over."
+    elif not view.legal_moves:
+        text += " No legal move is left: undo the last move, or end the game."
     order = view.rules.pile_ids
     return _answer(
         request, game_id, games, view, changed=tuple(p for p in order if p in changed), text=text
@@ -206,3 +209,17 @@ def resign(request: Request, game_id: str, player: BrowserPlayer, games: GamesDe
     except ServiceError as exc:
         return _refused(request, game_id, games, exc)
     return _answer(request, game_id, games, view, text="You resigned: the game is over.")
+
+
+@router.post("/games/{game_id}/restart")
+def restart(request: Request, game_id: str, player: BrowserPlayer, games: GamesDep) -> Response:
+    """The same deal from the start: the game in play is resigned (it counts as lost), then a
+    new game of the same deal begins (a chosen deal, so casual)."""
+    view = games.get(game_id)
+    if view.record.player_id != player:
+        raise Forbidden("This game belongs to another player.")
+    if not view.finished:
+        with suppress(GameOver):  # it ended meanwhile (another tab): nothing to resign
+            games.resign(game_id, player)
+    new = games.start(player, view.record.game, view.record.deal)
+    return vary_on_htmx(RedirectResponse(f"/games/{new.record.id}", status_code=303))

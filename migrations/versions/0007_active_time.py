@@ -1,0 +1,33 @@
+"""active time of a game
+
+``game.active_ms``: the time a game has been played, from its first move, summing the pauses
+between its actions with each pause counted up to the idle cap (setting ``IDLE_CAP_SECONDS``).
+Games played before this revision count their whole time until now, as before.
+
+Revision ID: 0007
+Revises: 0003
+Create Date: 2026-11-23 19:20:00.000000
+"""
+
+from collections.abc import Sequence
+
+import sqlalchemy as sa
+from alembic import op
+
+revision: str = "0007"
+down_revision: str | None = "0003"
+branch_labels: str | Sequence[str] | None = None
+depends_on: str | Sequence[str] | None = None
+
+
+def upgrade() -> None:
+    with op.batch_alter_table("game", schema=None) as batch_op:
+        batch_op.add_column(
+            sa.Column("active_ms", sa.BigInteger(), nullable=False, server_default="0")
+        )
+    op.execute("UPDATE game SET active_ms = duration_ms WHERE duration_ms IS NOT NULL")
+
+
+def downgrade() -> None:
+    with op.batch_alter_table("game", schema=None) as batch_op:
+        batch_op.drop_column("active_ms")
