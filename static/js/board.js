@@ -221,7 +221,7 @@
     const id = idOf(el);
     const now = Date.now();
     const double =
-      lastTap && lastTap.pile === id && lastTap.card === card && now - lastTap.time < 400 &&
+      lastTap && lastTap.pile === id && lastTap.card === card && now - lastTap.time < 500 &&
       Math.hypot(x - lastTap.x, y - lastTap.y) < 16;
     lastTap = { pile: id, card, time: now, x, y };
     if (double && kindOf(el) !== "stock") {
