@@ -125,6 +125,11 @@ def layout_css(rules: Ruleset) -> Markup:
             f"#pile-{spec.id}{{grid-area:{spec.row + 1}/{spec.col + 1}}}"
             f'#pile-{spec.id}::before{{content:{_css_string(caption)}/""}}'
         )
+    # Rows above the last hold squared piles: a card high each, whatever they hold, so that no
+    # row ever changes the height of another (the table never moves under the pointer).
+    rows = rules.layout.rows
+    fixed = f"repeat({rows - 1},var(--card-h)) " if rows > 1 else ""
+    rules_css.append(f"#table{{grid-template-rows:{fixed}auto}}")
     rules_css.append(_folded_css(rules))
     # The labels are the engine's own constants; nothing a player typed reaches this block.
     return Markup("\n".join(rules_css))
@@ -140,7 +145,7 @@ def _folded_css(rules: Ruleset) -> str:
     if cols <= FOLD_ABOVE:
         return ""
     half = (cols + 1) // 2
-    cells = [f".pref-large .table{{--cols:{half}!important}}"]
+    cells = [f".pref-large .table{{--cols:{half}!important;grid-template-rows:none!important}}"]
     for spec in rules.layout.piles:
         same_row = [p.col for p in rules.layout.piles if p.row == spec.row]
         first, span = min(same_row), max(same_row) - min(same_row) + 1
@@ -205,16 +210,22 @@ def status_context(view: GameView) -> dict[str, Any]:
     g, rules, state = view.record, view.rules, view.state
     base = rules.base_rank(state)
     redeals = rules.redeals_left(state)
-    facts: list[tuple[str, str]] = [
-        ("Moves", str(g.moves)),
-        ("Foundations", f"{rules.on_foundations(state)}/{rules.cards}"),
+    # Each fact with the width of its longest value (in digits), so that the line of facts
+    # never rewraps as numbers grow: the table below it never moves.
+    facts: list[tuple[str, str, int]] = [
+        ("Moves", str(g.moves), 3),
+        (
+            "Foundations",
+            f"{rules.on_foundations(state)}/{rules.cards}",
+            2 * len(str(rules.cards)) + 1,
+        ),
     ]
     if rules.stock >= 0:
-        facts.append(("Stock", str(len(state.piles[rules.stock]))))
+        facts.append(("Stock", str(len(state.piles[rules.stock])), len(str(rules.cards))))
     if redeals is not None:
-        facts.append(("Redeals left", str(redeals)))
-    if base is not None and rules.slug != "quadruple-interchange":
-        facts.append(("Base", RANK_LABELS[base - 1]))
+        facts.append(("Redeals left", str(redeals), 1))
+    if rules.slug in OPEN_GAMES or (base is not None and rules.slug != "quadruple-interchange"):
+        facts.append(("Base", "—" if base is None else RANK_LABELS[base - 1], 2))
     elapsed = _elapsed_seconds(view)
     summary = None
     if view.finished:

@@ -1,0 +1,262 @@
+"""How playing feels (issue 13), in a real Chromium at desktop and phone sizes: a base choice
+that leaves no move is warned about and can be undone, the table never moves under the
+pointer, input made during a slow round trip is queued and never lost, the shortcut sheet."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from playwright.sync_api import Browser, Page, expect
+
+from tests.e2e.conftest import Server
+from tests.e2e.helpers import game_json, legal, open_deal, version, wait_version
+
+pytestmark = pytest.mark.e2e
+
+SIZES = {"desktop": {"width": 1280, "height": 800}, "phone": {"width": 390, "height": 844}}
+
+
+@pytest.fixture(params=list(SIZES))
+def sized(request: pytest.FixtureRequest, browser: Browser, server: Server) -> Iterator[Page]:
+    phone = request.param == "phone"
+    ctx = browser.new_context(
+        base_url=server.url, viewport=SIZES[request.param], has_touch=phone, is_mobile=phone
+    )
+    ctx.set_default_timeout(15_000)
+    errors: list[str] = []
+    page = ctx.new_page()
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    yield page
+    ctx.close()
+    assert not errors, f"script errors in the page: {errors}"
+
+
+def press(page: Page, selector: str) -> None:
+    """Click on a desktop, tap on a phone: the way the page's player would."""
+    target = page.locator(selector)
+    if page.viewport_size and page.viewport_size["width"] < 600:
+        box = target.bounding_box()
+        for _ in range(20):  # the pile may be in the middle of being swapped for its new self
+            if box is not None:
+                break
+            page.wait_for_timeout(50)
+            box = target.bounding_box()
+        assert box is not None
+        page.touchscreen.tap(box["x"] + box["width"] / 2, box["y"] + min(10, box["height"] / 2))
+    else:
+        target.click(position={"x": 10, "y": 6})
+
+
+def double(page: Page, selector: str) -> None:
+    target = page.locator(selector)
+    box = target.bounding_box()
+    assert box is not None
+    x, y = box["x"] + box["width"] / 2, box["y"] + min(10, box["height"] / 2)
+    if page.viewport_size and page.viewport_size["width"] < 600:
+        page.touchscreen.tap(x, y)
+        page.touchscreen.tap(x, y)
+    else:
+        page.mouse.dblclick(x, y)
+
+
+# -- no moves left ------------------------------------------------------------------------------
+
+
+def test_the_castles_end_trap_is_warned_about_and_can_be_undone(sized: Page) -> None:
+    page = sized
+    game_id = open_deal(page, "castles-end", 1)
+    # Deal 1: 7♦ on t1 as the base leaves no legal move. A double-click on it asks first.
+    double(page, "#pile-t1 > li:last-child")
+    dialog = page.locator("#trap-dialog")
+    expect(dialog).to_be_visible()
+    expect(dialog).to_contain_text("no legal move is left")
+    dialog.get_by_role("button", name="Choose another card").click()
+    expect(dialog).to_be_hidden()
+    assert version(page) == 0 and game_json(page, game_id)["moves"] == 0
+    # Asked again, the player goes ahead: the game is not lost, Undo is offered.
+    double(page, "#pile-t1 > li:last-child")
+    dialog.get_by_role("button", name="Play it anyway").click()
+    wait_version(page, 1)
+    stuck = page.locator("#game-status .stuck")
+    expect(stuck.get_by_role("heading")).to_have_text("No legal move is left")
+    state = game_json(page, game_id)
+    assert state["status"] == "playing" and state["legal_moves"] == [] and state["can_undo"]
+    page.screenshot(path=_shot(page, "castles-end-no-move-left"), animations="disabled")
+    stuck.get_by_role("button", name="Undo").click()
+    wait_version(page, 2)
+    expect(stuck).to_have_count(0)
+    state = game_json(page, game_id)
+    assert state["status"] == "playing" and state["base_rank"] is None
+    assert "t2-f1" in legal(page)
+
+
+def test_ending_a_game_with_no_move_left(sized: Page) -> None:
+    page = sized
+    game_id = open_deal(page, "castles-end", 1)
+    double(page, "#pile-t1 > li:last-child")
+    page.locator("#trap-dialog").get_by_role("button", name="Play it anyway").click()
+    wait_version(page, 1)
+    page.locator("#game-status .stuck").get_by_role("button", name="End the game").click()
+    wait_version(page, 2)
+    expect(page.locator(".summary h2")).to_have_text("Game over")
+    assert game_json(page, game_id)["status"] == "lost"
+
+
+def _shot(page: Page, name: str) -> str:
+    from tests.e2e.conftest import SCREENSHOTS
+
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    size = page.viewport_size or {"width": 0, "height": 0}
+    return str(SCREENSHOTS / f"{name}-{size['width']}x{size['height']}.png")
+
+
+# -- a table that stands still ------------------------------------------------------------------
+
+WATCH = """() => {
+  window.__shifts = [];
+  new PerformanceObserver((list) => {
+    for (const e of list.getEntries()) {
+      const nodes = (e.sources || []).map((s) => s.node).filter(Boolean);
+      if (nodes.some((n) => n.closest && n.closest('#table, .board-wrap')) || nodes.length === 0)
+        window.__shifts.push(e.value);
+    }
+  }).observe({type: 'layout-shift', buffered: false});
+}"""
+
+WHERE = """() => Object.fromEntries(
+  [document.getElementById('table'), ...document.querySelectorAll('#table .pile')].map(el => {
+    const r = el.getBoundingClientRect();
+    return [el.id, [Math.round(r.left + scrollX), Math.round(r.top + scrollY)]];
+  }))"""
+
+
+def _positions(page: Page) -> dict[str, Any]:
+    result: dict[str, Any] = page.evaluate(WHERE)
+    return result
+
+
+PLANS = {
+    # picks and put-backs, moves, a refused move, a deal, an undo: messages of every length
+    # come and go, and panels of the status change.
+    "castles-end": (77, ["pick:t1", "cancel:t1", "move:t2-f1", "move:t3-t8", "bad:t4-t6", "undo"]),
+    "quadrangle": (1, ["move:t5-t9", "deal", "move:t9-t10", "bad:t1-t2", "pick:t3", "undo"]),
+}
+
+
+@pytest.mark.parametrize("slug", list(PLANS))
+def test_the_table_never_moves_during_play(sized: Page, slug: str) -> None:
+    page = sized
+    deal, plan = PLANS[slug]
+    open_deal(page, slug, deal)
+    page.evaluate(WATCH)
+    at_start = _positions(page)
+    for step in plan:
+        v = version(page)
+        kind, _, arg = step.partition(":")
+        source, _, target = arg.partition("-")
+        if kind == "pick":
+            press(page, f"#pile-{arg} > li:last-child")
+            expect(page.locator("#announce")).to_contain_text("Picked up")
+        elif kind == "cancel":
+            page.wait_for_timeout(600)  # a second, separate click: not a double-click
+            press(page, f"#pile-{arg} > li:last-child")
+            expect(page.locator("#announce")).to_contain_text("Put back")
+        elif kind in ("move", "bad"):
+            press(page, f"#pile-{source} > li:last-child")
+            assert _positions(page) == at_start, f"the table moved on picking for {step}"
+            press(page, f"#pile-{target}")
+            if kind == "move":
+                wait_version(page, v + 1)
+            else:
+                expect(page.locator("#announce .error")).to_be_visible()
+                wait_version(page, v)
+        elif kind == "deal":
+            press(page, "#pile-stock")
+            wait_version(page, v + 1)
+        elif kind == "undo":
+            page.get_by_role("button", name="Undo").first.click()
+            wait_version(page, v + 1)
+        assert _positions(page) == at_start, f"the table moved after {step}"
+    shifts = page.evaluate("() => window.__shifts")
+    assert sum(shifts) == 0, f"layout shifts of the table: {shifts}"
+
+
+# -- input is never lost -------------------------------------------------------------------------
+
+
+def _slow(page: Page, latency_ms: int = 150) -> None:
+    cdp = page.context.new_cdp_session(page)
+    cdp.send("Network.enable")
+    cdp.send(
+        "Network.emulateNetworkConditions",
+        {"offline": False, "latency": latency_ms, "downloadThroughput": -1, "uploadThroughput": -1},
+    )
+
+
+def test_six_quick_clicks_at_150_ms_latency_are_six_actions(sized: Page) -> None:
+    page = sized
+    game_id = open_deal(page, "patriarchs", 1)
+    _slow(page)
+    for _ in range(6):  # as fast as a player clicks: none waits for an answer
+        press(page, "#pile-stock")
+    wait_version(page, 6)
+    state = game_json(page, game_id)
+    assert state["moves"] == 6 and len(state["piles"]["waste"]["cards"]) == 6
+    assert state["piles"]["stock"]["count"] == 87 - 6
+
+
+def test_a_card_picked_during_a_round_trip_shows_at_once_and_moves_after(sized: Page) -> None:
+    page = sized
+    game_id = open_deal(page, "castles-end", 77)
+    first = legal(page)
+    assert "t2-f1" in first
+    _slow(page, 400)
+    press(page, "#pile-t2 > li:last-child")
+    press(page, "#pile-f1")  # sent; the answer takes 400 ms
+    press(page, "#pile-t1 > li:last-child")  # picked while waiting: shown at once
+    expect(page.locator("#pile-t1 > li.picked")).to_have_count(1)
+    assert version(page) == 0
+    wait_version(page, 1)
+    expect(page.locator("#pile-t1 > li.picked")).to_have_count(1)  # still picked after the swap
+    assert game_json(page, game_id)["moves"] == 1
+
+
+def test_a_refused_queued_action_says_why_and_drops_the_rest(sized: Page) -> None:
+    page = sized
+    game_id = open_deal(page, "castles-end", 77)
+    _slow(page)
+    press(page, "#pile-t2 > li:last-child")
+    press(page, "#pile-f1")  # legal: sets the base
+    press(page, "#pile-t3 > li:last-child")
+    press(page, "#pile-t3")  # not a move at all: put back (client side)
+    press(page, "#pile-t4 > li:last-child")
+    press(page, "#pile-t6")  # queued; refused by the server once it is its turn
+    page.keyboard.press("u")  # an undo queued after the refusal: dropped
+    expect(page.locator("#announce .error")).to_contain_text("cannot go on")
+    expect(page.locator("#announce .error")).to_contain_text("not sent")
+    page.wait_for_function("() => !document.querySelector('#table.busy')")
+    state = game_json(page, game_id)
+    assert state["version"] == 1 and state["undos"] == 0
+    assert int(page.get_attribute("#game-status", "data-version") or -1) == 1
+
+
+# -- the keyboard --------------------------------------------------------------------------------
+
+
+def test_the_shortcut_sheet_and_keys_after_a_preference(page: Page) -> None:
+    open_deal(page, "patriarchs", 1)
+    page.keyboard.press("?")
+    sheet = page.locator("#keys-dialog")
+    expect(sheet).to_be_visible()
+    expect(sheet).to_contain_text("undo")
+    page.keyboard.press("Escape")
+    expect(sheet).to_be_hidden()
+    # Ticking a preference leaves the focus on its checkbox: the shortcuts still work.
+    page.locator("details.prefs summary").click()
+    page.get_by_label("Four-colour deck").check()
+    page.keyboard.press("d")
+    wait_version(page, 1)
+    page.keyboard.press("u")  # a deal turned up a card: the undo key answers that it cannot
+    expect(page.locator("#announce")).to_contain_text("no move you can take back")
