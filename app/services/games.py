@@ -143,6 +143,7 @@ class ReplayView:
     view: GameView  # the board after ``step`` moves
     moves: list[str]
     step: int
+    start: State | None = None  # the deal as dealt (a finished game's: every card may be shown)
 
 
 @dataclass
@@ -344,10 +345,9 @@ class Games:
             moves = self._log(db, game_id)
         rules = get_ruleset(record.game)
         at = len(moves) if step is None else max(0, min(step, len(moves)))
-        state = rules.replay(
-            rules.deal(record.deal, self.deal_key), [Move.parse(m) for m in moves[:at]]
-        )
-        return ReplayView(GameView(record, name, rules, state, [], moves), moves, at)
+        start = rules.deal(record.deal, self.deal_key)
+        state = rules.replay(start, [Move.parse(m) for m in moves[:at]])
+        return ReplayView(GameView(record, name, rules, state, [], moves), moves, at, start)
 
     # -- the move log ---------------------------------------------------------------------
 

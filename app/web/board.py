@@ -16,7 +16,7 @@ from markupsafe import Markup
 
 from app.db.models import as_utc
 from app.engine import Fan, Move, PileKind, Ruleset, State, Step
-from app.engine.cards import RANK_LABELS, RANKS, label_of, name_of, parse_code
+from app.engine.cards import RANK_LABELS, RANKS, SUIT_SYMBOLS, label_of, name_of, parse_code
 from app.services.games import GameView
 
 # Games where a run of several cards moves together (rules.md §3, I3).
@@ -343,3 +343,45 @@ def auto_move_candidate(rules: Ruleset, state: State, legal: list[Move], keep: s
         if len(moves) == 1 and state.piles[rules.pile_index(moves[0].target)]:
             return moves[0]
     return None
+
+
+# -- a replay's moves in a player's words -------------------------------------------------------
+
+
+def _suit_of(card: int) -> str:
+    return SUIT_SYMBOLS[(card if card >= 0 else ~card) // 13]
+
+
+def _foundation_words(rules: Ruleset, pile_id: str, card: int) -> str:
+    spec = rules.layout.piles[rules.layout.index[pile_id]]
+    return f"the {spec.label or _suit_of(card)} foundation"
+
+
+def move_words(rules: Ruleset, before: State, move: Move) -> str:
+    """One move of a finished game as a player says it: "7♦ to the ♦ foundation"."""
+    if move.source == "stock":
+        top = before.piles[rules.stock][-1]
+        return f"Dealt {label_of(top if top >= 0 else ~top)}"
+    if move.target == "stock":
+        return "Turned the waste over"
+    src, dst = rules.pile_index(move.source), rules.pile_index(move.target)
+    cards = [c if c >= 0 else ~c for c in before.piles[src][-move.count :]]
+    what = label_of(cards[0]) if len(cards) == 1 else f"{label_of(cards[0])}–{label_of(cards[-1])}"
+    if rules.kind(src) is PileKind.FOUNDATION:
+        what = f"{what} from {_foundation_words(rules, move.source, cards[0])}"
+    if rules.kind(dst) is PileKind.FOUNDATION:
+        return f"{what} to {_foundation_words(rules, move.target, cards[0])}"
+    onto = before.piles[dst]
+    if onto:
+        return f"{what} onto {label_of(onto[-1] if onto[-1] >= 0 else ~onto[-1])}"
+    return f"{what} to the empty {rules.pile_name(dst)}"
+
+
+def replay_words(rules: Ruleset, start: State, moves: list[str]) -> list[str]:
+    out = []
+    state = start
+    for text in moves:
+        move = Move.parse(text)
+        out.append(move_words(rules, state, move))
+        state = rules.apply(state, move)
+    return out

@@ -4,6 +4,7 @@ pointer, input made during a slow round trip is queued and never lost, the short
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from typing import Any
 
@@ -260,3 +261,33 @@ def test_the_shortcut_sheet_and_keys_after_a_preference(page: Page) -> None:
     wait_version(page, 1)
     page.keyboard.press("u")  # a deal turned up a card: the undo key answers that it cannot
     expect(page.locator("#announce")).to_contain_text("no move you can take back")
+
+
+# -- replays that play ---------------------------------------------------------------------------
+
+
+def test_a_replay_plays_by_itself_without_reloading(sized: Page) -> None:
+    page = sized
+    game_id = open_deal(page, "castles-end", 77)
+    for text in ("t2-f1", "t3-t8", "t4-t9", "t6-t7"):
+        v = version(page)
+        press(page, f"#pile-{text.split('-')[0]} > li:last-child")
+        press(page, f"#pile-{text.split('-')[1]}")
+        wait_version(page, v + 1)
+    page.once("dialog", lambda dialog: dialog.accept())
+    page.get_by_role("button", name="Resign").click()
+    expect(page.locator("#game-status")).to_have_class(re.compile(r"\blost\b"))
+    page.goto(f"/games/{game_id}/replay")
+    now = page.locator("#replay-now")
+    expect(now).to_have_attribute("data-step", "0")
+    log = page.locator("#move-log > li")
+    expect(log.first).to_have_text("3♦ to the ♦ foundation")
+    page.evaluate("() => { window.__same_page = true; }")
+    page.get_by_label("Speed").select_option("fast")
+    page.get_by_role("button", name="▶ Play").click()
+    expect(now).to_have_attribute("data-step", "4", timeout=10_000)
+    expect(page.get_by_role("button", name="▶ Play")).to_be_visible()  # stopped at the end
+    expect(log.nth(3)).to_have_attribute("aria-current", "step")
+    assert page.url.endswith("step=4")
+    assert page.evaluate("() => window.__same_page === true")
+    page.screenshot(path=_shot(page, "replay"), animations="disabled")

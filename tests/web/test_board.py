@@ -439,3 +439,29 @@ def test_the_first_load_of_a_game_page_is_light(client: TestClient) -> None:
         for asset in re.findall(rb'(?:src|href)="(/static/[^"]+)"', html):
             total += len(gzip.compress(client.get(asset.decode()).content))
         assert total <= PAGE_BUDGET, (slug, total)
+
+
+# -- moves in a player's words (replays) ----------------------------------------------------
+
+
+def test_moves_in_a_players_words() -> None:
+    from app.web.board import move_words
+    from tests.engine.builders import position
+
+    def said(state: State, notation: str) -> str:
+        return move_words(get_ruleset(state.game), state, Move.parse(notation))
+
+    q = position("quadrangle", f1="2H", t1="AC 9C", t2="TC", waste="3H", stock="KS QS")
+    assert said(q, "waste-f1") == "3♥ to the ♥ foundation"
+    assert said(q, "t1-t2") == "9♣ onto 10♣"
+    assert said(q, "t1-t3") == "9♣ to the empty pile t3"
+    assert said(q, "stock-waste") == "Dealt Q♠"
+    qi = position("quadruple-interchange", t1="(KH) 7S 6S 5S", t2="8S")
+    assert said(qi, "t1-t2/3") == "7♠–5♠ onto 8♠"
+    c = position("corners", f1="KC", f2="8D", f3="7H", f4="5S", r1="9D", waste="AC")
+    assert said(c, "r1-f2") == "9♦ to the ♦ foundation"
+    assert said(position("corners", waste="AC", redeals=0), "waste-stock/1") == (
+        "Turned the waste over"
+    )
+    p = position("patriarchs", f2="AD 2D 3D 4D", f6="KD QD JD TD 9D 8D 7D 6D 5D")
+    assert said(p, "f6-f2") == "5♦ from the ♦ K↓ foundation to the ♦ A↑ foundation"
