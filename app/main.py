@@ -146,7 +146,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         sessions, settings.deal_key_bytes, idle_cap_ms=int(settings.idle_cap_seconds * 1000)
     )
     app.state.players = Players(sessions)
-    app.state.deals = Deals(sessions)
+    app.state.deals = Deals(sessions, settings.deal_key_bytes)
     app.state.leaderboards = Leaderboards(
         sessions,
         settings.leaderboard_min_games,

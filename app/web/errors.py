@@ -43,7 +43,7 @@ def install(app: FastAPI) -> None:
     @app.exception_handler(ServiceError)
     async def _service_error(request: Request, exc: ServiceError) -> Response:
         if is_api(request):
-            return error_json(exc.status, exc.code, exc.message)
+            return error_json(exc.status, exc.code, exc.message, **exc.details)
         return error_page(request, exc.status, exc.message)
 
     @app.exception_handler(RequestValidationError)

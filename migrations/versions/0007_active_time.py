@@ -5,7 +5,7 @@ between its actions with each pause counted up to the idle cap (setting ``IDLE_C
 Games played before this revision count their whole time until now, as before.
 
 Revision ID: 0007
-Revises: 0003
+Revises: 0004
 Create Date: 2026-11-23 19:20:00.000000
 """
 
@@ -15,19 +15,20 @@ import sqlalchemy as sa
 from alembic import op
 
 revision: str = "0007"
-down_revision: str | None = "0003"
+down_revision: str | None = "0004"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 
 
 def upgrade() -> None:
-    with op.batch_alter_table("game", schema=None) as batch_op:
-        batch_op.add_column(
-            sa.Column("active_ms", sa.BigInteger(), nullable=False, server_default="0")
-        )
+    # Not batch mode (as 0004): rebuilding ``game`` on SQLite would trip the foreign keys that
+    # point at it, and both databases add a column with a constant default in place.
+    op.add_column(
+        "game", sa.Column("active_ms", sa.BigInteger(), nullable=False, server_default="0")
+    )
     op.execute("UPDATE game SET active_ms = duration_ms WHERE duration_ms IS NOT NULL")
 
 
 def downgrade() -> None:
-    with op.batch_alter_table("game", schema=None) as batch_op:
-        batch_op.drop_column("active_ms")
+    # SQLite (3.35+) drops a plain column in place, as PostgreSQL does.
+    op.execute("ALTER TABLE game DROP COLUMN active_ms")

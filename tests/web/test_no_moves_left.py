@@ -10,14 +10,14 @@ from typing import Any
 import pytest
 from fastapi import FastAPI
 from fastapi.testclient import TestClient
-from sqlalchemy import update
+from sqlalchemy import delete, update
 
-from app.db.models import Game
+from app.db.models import Game, MoveRecord
 from app.engine import dumps
 from app.engine.cards import RANKS
 from tests.engine.builders import position
-from tests.web.support import error_code, move, start
-from tests.web.test_board import HX, csrf, new_game, post, state_of
+from tests.web.support import csrf, error_code, move, new_game, post, start
+from tests.web.test_board import HX, state_of
 
 # Corners, every card placed: ♦ and ♥ complete, ♣ (base K) waits for Q♣ on r1, ♠ is up to the
 # 10 and J♠ lies under the waste top Q♠; r1-f1 is the only legal move, and redeals are used up.
@@ -33,18 +33,28 @@ def corners(waste: str, stock: str) -> Any:
     )  # fmt: skip
 
 
+MADE_UP: list[str] = []
+
+
 @pytest.fixture()
 def api_made_up(app: FastAPI) -> Iterator[TestClient]:
     """An API client for made-up positions. The hidden-card guard rebuilds every state from the
     deal and the move log, which a position written into the database is not, so this client
-    goes without it; the tests check what the answers show themselves."""
+    goes without it; the tests check what the answers show themselves. Afterwards the made-up
+    games are deleted: other tests replay every stored game from its deal."""
     with TestClient(app, base_url="http://testserver") as c:
         created = c.post("/api/players", json={})
         c.headers["Authorization"] = f"Bearer {created.json()['token']}"
         yield c
+    while MADE_UP:
+        game_id = MADE_UP.pop()
+        with app.state.sessions.begin() as db:
+            db.execute(delete(MoveRecord).where(MoveRecord.game_id == game_id))
+            db.execute(delete(Game).where(Game.id == game_id))
 
 
 def set_state(app: FastAPI, game_id: str, state: Any) -> None:
+    MADE_UP.append(game_id)
     with app.state.sessions.begin() as db:
         db.execute(update(Game).where(Game.id == game_id).values(state=dumps(state)))
 
