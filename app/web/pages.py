@@ -175,7 +175,23 @@ def save_prefs(
 def _rules_html(slug: str) -> Markup:
     text = (PROJECT_DIR / "docs" / "rules" / f"{slug}.md").read_text(encoding="utf-8")
     # The rule pages are our own files; html=False still keeps any raw HTML out.
-    return Markup(MarkdownIt("commonmark", {"html": False}).enable("table").render(text))
+    html = MarkdownIt("commonmark", {"html": False}).enable("table").render(text)
+    # Links between the rule files point at the pages that show them on the site.
+    return Markup(_RULE_LINK.sub(_site_link, html))
+
+
+_RULE_LINK = re.compile(r'href="([A-Za-z-]+)\.md(#[a-z0-9-]*)?"')
+
+
+def _site_link(found: re.Match[str]) -> str:
+    name, anchor = found[1], found[2] or ""
+    return f'href="/rules{"" if name == "README" else "/" + name}{anchor}"'
+
+
+@router.get("/rules")
+def rules_index(request: Request) -> Response:
+    """The conventions the five games share (card codes, pile ids, wrap-around)."""
+    return render(request, "pages/rules.html", {"rules": None, "body": _rules_html("README")})
 
 
 @router.get("/rules/{game}")
@@ -188,16 +204,25 @@ def rules_page(request: Request, game: str) -> Response:
 
 @router.get("/account")
 def account(request: Request, player: BrowserPlayer, players: PlayersDep) -> Response:
+    return _account_page(request, player, players, request.session.pop("flash", None))
+
+
+def _account_page(
+    request: Request,
+    player: str,
+    players: PlayersDep,
+    flash: str | None,
+    error: str | None = None,
+    status: int = 200,
+) -> Response:
     me = players.get(player)
-    return render(
-        request,
-        "pages/account.html",
-        {
-            "me": me,
-            "has_password": bool(me and me.password_hash),
-            "flash": request.session.pop("flash", None),
-        },
-    )
+    context = {
+        "me": me,
+        "has_password": bool(me and me.password_hash),
+        "flash": flash,
+        "flash_error": error,
+    }
+    return render(request, "pages/account.html", context, status)
 
 
 def _refused(request: Request, title: str, exc: ServiceError) -> Response:
@@ -243,11 +268,16 @@ def sign_in(
     name: Annotated[str, Form(max_length=64)],
     password: Annotated[str, Form(max_length=300)],
     players: PlayersDep,
+    me: BrowserPlayer,
 ) -> Response:
     try:
         player = players.sign_in(name.strip(), password)
     except ServiceError as exc:
-        return _refused(request, "Not signed in", exc)
+        # The account page again, its sign-in form included, with the reason: a typo is easy
+        # to correct there.
+        return _account_page(
+            request, me, players, None, f"Not signed in: {exc.message}", exc.status
+        )
     request.session[SESSION_PLAYER] = player.id
     return _back_to_account(request, f"Signed in as {player.name}.")
 

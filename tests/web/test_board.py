@@ -438,3 +438,13 @@ def test_moves_in_a_players_words() -> None:
     )
     p = position("patriarchs", f2="AD 2D 3D 4D", f6="KD QD JD TD 9D 8D 7D 6D 5D")
     assert said(p, "f6-f2") == "5♦ from the ♦ K↓ foundation to the ♦ A↑ foundation"
+
+
+def test_the_rules_index_and_its_links(client: TestClient) -> None:
+    index = client.get("/rules")
+    assert index.status_code == 200 and "Rules of the games" in index.text
+    for slug in GAMES:
+        page = client.get(f"/rules/{slug}").text
+        assert 'href="README.md"' not in page and 'href="/rules"' in page
+        assert client.get("/rules").status_code == 200
+    assert 'href="/rules/corners"' in index.text
