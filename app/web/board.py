@@ -181,7 +181,7 @@ def _elapsed_seconds(view: GameView) -> int:
     return (g.active_ms + min(_idle_ms(view), view.idle_cap_ms)) // 1000
 
 
-def _duration_words(seconds: int) -> str:
+def duration_words(seconds: int) -> str:
     if seconds % 60 == 0:
         return f"{seconds // 60} minute{'s' * (seconds != 60)}"
     return f"{seconds} second{'s' * (seconds != 1)}"
@@ -267,7 +267,7 @@ def status_context(view: GameView) -> dict[str, Any]:
         "active": g.active_ms // 1000,
         "idle": _idle_ms(view) // 1000,
         "cap": view.idle_cap_ms // 1000,
-        "cap_text": _duration_words(view.idle_cap_ms // 1000),
+        "cap_text": duration_words(view.idle_cap_ms // 1000),
         "elapsed_text": clock_text(elapsed),
         "running": g.first_move_at is not None and not view.finished,
         "finished": view.finished,

@@ -18,7 +18,14 @@ from app.services import daily
 from app.services.errors import NotFound, ServiceError
 from app.services.games import GameView
 from app.services.history import History
-from app.web.board import RUN_GAMES, clock_text, pile_choices, pile_views, status_context
+from app.web.board import (
+    RUN_GAMES,
+    clock_text,
+    duration_words,
+    pile_choices,
+    pile_views,
+    status_context,
+)
 from app.web.deps import (
     SESSION_PLAYER,
     BrowserPlayer,
@@ -97,7 +104,10 @@ def deal_page(
     request: Request, game: str, number: str, deals: DealsDep, viewer: BrowserPlayer
 ) -> Response:
     summary = deals.summary(game, number, viewer)
-    return render(request, "pages/deal.html", {"deal": summary, "rules": summary.rules})
+    cap = duration_words(int(request.app.state.settings.idle_cap_seconds))
+    return render(
+        request, "pages/deal.html", {"deal": summary, "rules": summary.rules, "idle_cap": cap}
+    )
 
 
 @router.get("/games/{game_id}")

@@ -448,3 +448,16 @@ def test_the_rules_index_and_its_links(client: TestClient) -> None:
         assert 'href="README.md"' not in page and 'href="/rules"' in page
         assert client.get("/rules").status_code == 200
     assert 'href="/rules/corners"' in index.text
+
+
+def test_the_deal_page_says_times_are_active_time(client: TestClient) -> None:
+    page = client.get("/deal/corners/7").text
+    assert "Times are active time" in page and "counts up to 2 minutes" in page
+
+
+def test_the_clock_is_active_time_with_its_cap(client: TestClient) -> None:
+    game_id = new_game(client, "castles-end", 5)
+    answer = post(client, f"/games/{game_id}/moves", {"move": "t2-f1", "version": "0"})
+    assert 'data-running data-idle="0" data-cap="120"' in answer.text
+    assert 'title="Active time: a pause counts up to 2 minutes"' in answer.text
+    assert state_of(client, game_id)["active_ms"] == 0

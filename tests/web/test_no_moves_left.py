@@ -135,7 +135,8 @@ def test_castles_end_marks_the_base_choices_that_leave_no_move(client: TestClien
 
 def test_restart_resigns_and_deals_the_same_deal_again(client: TestClient, app: FastAPI) -> None:
     game_id = new_game(client, "castles-end", 5)
-    assert post(client, f"/games/{game_id}/moves", {"move": "t2-t3", "version": "0"}).status_code
+    moved = post(client, f"/games/{game_id}/moves", {"move": "t2-f1", "version": "0"})
+    assert moved.status_code == 200
     answer = client.post(
         f"/games/{game_id}/restart", data={"csrftoken": csrf(client)}, follow_redirects=False
     )
