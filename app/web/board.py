@@ -206,6 +206,31 @@ def dead_ends(rules: Ruleset, state: State, legal: list[Move]) -> list[Move]:
     return [m for m in legal if not rules.legal_moves(rules.apply(state, m))]
 
 
+def finish_moves(rules: Ruleset, state: State, legal: list[Move]) -> list[Move] | None:
+    """The moves that finish the game when every card left can go up without a choice: no
+    card is hidden (face down or in the stock) and sending cards to the foundations, one after
+    another, wins. None when that is not so. Looked at only once nothing is hidden."""
+    if not legal or (rules.stock >= 0 and state.piles[rules.stock]):
+        return None
+    if any(c < 0 for pile in state.piles for c in pile):
+        return None
+    moves: list[Move] = []
+    for _ in range(rules.cards):
+        if rules.is_won(state):
+            return moves
+        up = [
+            m
+            for m in rules.legal_moves(state)
+            if rules.kind(rules.pile_index(m.target)) is PileKind.FOUNDATION
+            and rules.kind(rules.pile_index(m.source)) is not PileKind.FOUNDATION
+        ]
+        if not up:
+            return None
+        moves.append(up[0])
+        state = rules.apply(state, up[0])
+    return moves if rules.is_won(state) else None
+
+
 def status_context(view: GameView) -> dict[str, Any]:
     g, rules, state = view.record, view.rules, view.state
     base = rules.base_rank(state)
@@ -243,6 +268,7 @@ def status_context(view: GameView) -> dict[str, Any]:
     # No legal move left, yet the last step can be undone: the player decides (contract v2).
     stuck = not view.finished and not view.legal_moves
     traps = [] if view.finished else dead_ends(rules, state, view.legal_moves)
+    finish = None if view.finished else finish_moves(rules, state, view.legal_moves)
     return {
         "game_id": g.id,
         "slug": rules.slug,
@@ -259,6 +285,7 @@ def status_context(view: GameView) -> dict[str, Any]:
         "legal_moves": [str(m) for m in view.legal_moves],
         "legal": " ".join(str(m) for m in view.legal_moves),
         "stuck": stuck,
+        "can_finish": bool(finish),
         "traps": " ".join(str(m) for m in traps),
         "facts": facts,
         "elapsed": elapsed,

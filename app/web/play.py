@@ -22,6 +22,7 @@ from app.web.board import (
     auto_move_candidate,
     describe_move,
     describe_undo,
+    finish_moves,
     pile_views,
     status_context,
 )
@@ -246,3 +247,23 @@ def restart(request: Request, game_id: str, player: BrowserPlayer, games: GamesD
             games.resign(game_id, player)
     new = games.start(player, view.record.game, view.record.deal)
     return vary_on_htmx(RedirectResponse(f"/games/{new.record.id}", status_code=303))
+
+
+@router.post("/games/{game_id}/finish")
+def finish(request: Request, game_id: str, player: BrowserPlayer, games: GamesDep) -> Response:
+    """Auto-finish: when every card left can go up without a choice, they all go up, each an
+    ordinary logged move."""
+    view = games.get(game_id, player)
+    plan = None if view.finished else finish_moves(view.rules, view.state, view.legal_moves)
+    if not plan:
+        error = "Not every card left can go up by itself: play on."
+        return _answer(request, game_id, player, games, None, error=error, status=409)
+    try:
+        for move in plan:
+            view = games.move(game_id, player, move, view.record.version).view
+    except ServiceError as exc:  # another tab moved meanwhile: the board shows the truth
+        return _refused(request, game_id, player, games, exc)
+    text = f"Finished: {len(plan)} card{'s' * (len(plan) != 1)} went up."
+    if view.record.status == "won":
+        text += " You won!"
+    return _answer(request, game_id, player, games, view, text=text)

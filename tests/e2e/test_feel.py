@@ -291,3 +291,28 @@ def test_a_replay_plays_by_itself_without_reloading(sized: Page) -> None:
     assert page.url.endswith("step=4")
     assert page.evaluate("() => window.__same_page === true")
     page.screenshot(path=_shot(page, "replay"), animations="disabled")
+
+
+# -- auto-finish ---------------------------------------------------------------------------------
+
+
+def test_auto_finish_when_every_card_can_go_up(sized: Page, server: Server) -> None:
+    from app.engine.cards import RANKS
+    from tests.e2e.test_flows import _set_state
+    from tests.engine.builders import position
+
+    page = sized
+    done = {f"f{i + 1}": " ".join(f"{r}{s}" for r in RANKS) for i, s in enumerate("CDH")}
+    spades = " ".join(f"{r}S" for r in RANKS[:10])  # A … 10
+    game_id = open_deal(page, "castles-end", 78)
+    _set_state(
+        server, game_id, position("castles-end", **done, f4=spades, t1="JS", t2="KS", t3="QS")
+    )
+    page.reload()
+    offer = page.locator(".finish-offer")
+    expect(offer).to_contain_text("Every card left can go up.")
+    offer.get_by_role("button", name="Finish").click()
+    expect(page.locator(".summary h2")).to_have_text("You won!")
+    expect(page.locator("#announce")).to_contain_text("Finished: 3 cards went up.")
+    state = game_json(page, game_id)
+    assert state["status"] == "won" and state["moves"] == 3
