@@ -12,7 +12,7 @@ import re
 from contextlib import suppress
 from typing import Annotated
 
-from fastapi import APIRouter, Form, Request
+from fastapi import APIRouter, Form, Query, Request
 from fastapi.responses import RedirectResponse, Response
 
 from app.engine import InvalidMove, Move
@@ -267,3 +267,21 @@ def finish(request: Request, game_id: str, player: BrowserPlayer, games: GamesDe
     if view.record.status == "won":
         text += " You won!"
     return _answer(request, game_id, player, games, view, text=text)
+
+
+@router.get("/games/{game_id}/board")
+def board_now(
+    request: Request,
+    game_id: str,
+    viewer: BrowserPlayer,
+    games: GamesDep,
+    version: Annotated[int, Query(ge=0)] = 0,
+) -> Response:
+    """The whole board as it is now, for someone watching a game in play (their page asks
+    every few seconds): 204 while the version they have is still the current one."""
+    view = games.get(game_id, viewer)
+    if view.record.version == version and not view.finished:
+        return vary_on_htmx(Response(status_code=204))
+    if not is_htmx(request):
+        return vary_on_htmx(RedirectResponse(f"/games/{game_id}", status_code=303))
+    return _answer(request, game_id, viewer, games, view, changed=None, text="")

@@ -608,6 +608,23 @@
     }
   });
 
+  // Watching someone else's game in play: the board is asked for every few seconds (the
+  // server answers 204 while nothing has changed).
+  if (!playable && inPlay()) {
+    const watch = setInterval(() => {
+      const s = statusEl();
+      if (!s || !inPlay()) {
+        clearInterval(watch);
+        return;
+      }
+      if (document.hidden) return;
+      htmx.ajax("GET", `/games/${s.dataset.game}/board?version=${s.dataset.version}`, {
+        source: table,
+        swap: "none",
+      });
+    }, 4000);
+  }
+
   const prefsForm = document.getElementById("prefs-form");
   prefsForm?.addEventListener("change", () => {
     const flags = ["auto", "four", "large", "sound"].filter((n) => prefsForm.elements[n].checked);

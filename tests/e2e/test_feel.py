@@ -316,3 +316,23 @@ def test_auto_finish_when_every_card_can_go_up(sized: Page, server: Server) -> N
     expect(page.locator("#announce")).to_contain_text("Finished: 3 cards went up.")
     state = game_json(page, game_id)
     assert state["status"] == "won" and state["moves"] == 3
+
+
+# -- watching ------------------------------------------------------------------------------------
+
+
+def test_watching_a_game_in_play_follows_it(page: Page, browser: Browser, server: Server) -> None:
+    game_id = open_deal(page, "castles-end", 80)
+    watcher = browser.new_context(base_url=server.url)
+    try:
+        other = watcher.new_page()
+        other.goto(f"/games/{game_id}")
+        expect(other.locator("#game-status")).to_have_attribute("data-version", "0")
+        page.locator("#pile-t2 > li").last.click()
+        page.locator("#pile-f1").click()
+        wait_version(page, 1)
+        # No reload: the watcher's page asks for the board and shows the move within seconds.
+        expect(other.locator("#game-status")).to_have_attribute("data-version", "1", timeout=10_000)
+        assert other.locator("#pile-f1 > li").count() == 1
+    finally:
+        watcher.close()

@@ -461,3 +461,19 @@ def test_the_clock_is_active_time_with_its_cap(client: TestClient) -> None:
     assert 'data-running data-idle="0" data-cap="120"' in answer.text
     assert 'title="Active time: a pause counts up to 2 minutes"' in answer.text
     assert state_of(client, game_id)["active_ms"] == 0
+
+
+def test_a_watcher_gets_the_board_only_when_it_changed(client: TestClient, api: TestClient) -> None:
+    game = api.post("/api/games", json={"game": "castles-end", "deal": 12}).json()
+    url = f"/games/{game['id']}/board"
+    same = client.get(f"{url}?version=0", headers=HX)
+    assert same.status_code == 204
+    moved = api.post(
+        f"/api/games/{game['id']}/moves", json={"from": "t2", "to": "f1", "count": 1, "version": 0}
+    )
+    assert moved.status_code == 200, moved.text
+    fresh = client.get(f"{url}?version=0", headers=HX)
+    assert fresh.status_code == 200 and 'data-version="1"' in fresh.text
+    assert fresh.text.count('hx-swap-oob="true"') == len(GAMES["castles-end"].pile_ids) + 1
+    assert "hx-request" in fresh.headers["vary"].lower()
+    assert client.get(f"{url}?version=1", headers=HX).status_code == 204
