@@ -336,3 +336,32 @@ def test_watching_a_game_in_play_follows_it(page: Page, browser: Browser, server
         assert other.locator("#pile-f1 > li").count() == 1
     finally:
         watcher.close()
+
+
+# -- phones: the two big tables ----------------------------------------------------------------
+
+
+@pytest.mark.parametrize("slug", ["quadrangle", "quadruple-interchange"])
+def test_big_tables_on_a_phone_keep_cards_a_finger_can_hit(
+    browser: Browser, server: Server, slug: str
+) -> None:
+    phone = browser.new_context(
+        base_url=server.url, viewport=SIZES["phone"], has_touch=True, is_mobile=True
+    )
+    try:
+        page = phone.new_page()
+        game_id = open_deal(page, slug, 1)
+        widths = page.eval_on_selector_all("#table .pile", "els => els.map(e => e.offsetWidth)")
+        assert min(widths) >= 40, widths  # the issue measured 28–31 px
+        wrap = page.locator(".board-wrap")
+        assert wrap.evaluate("e => e.scrollWidth > e.clientWidth")  # it scrolls sideways
+        assert page.evaluate("() => document.documentElement.scrollWidth") <= 390  # the page not
+        if slug == "quadrangle":
+            wrap.evaluate("e => { e.scrollLeft = e.scrollWidth; }")  # to the right-hand piles
+            press(page, "#pile-t5 > li:last-child")
+            press(page, "#pile-t9")
+            wait_version(page, 1)
+            assert game_json(page, game_id)["piles"]["t9"]["cards"][-1] == "9S"
+        page.screenshot(path=_shot(page, f"{slug}-phone"), animations="disabled")
+    finally:
+        phone.close()
