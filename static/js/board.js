@@ -489,10 +489,14 @@
     const dy = f.rect.top - r.top;
     if (Math.abs(dx) + Math.abs(dy) < 2) return;
     for (const c of cards) {
-      c.animate([{ transform: `translate(${dx}px, ${dy}px)` }, { transform: "none" }], {
+      // While it slides over other piles, the card lets taps through to what lies under it
+      // (the next tap on the stock must reach the stock, not the card just dealt from it).
+      c.classList.add("flying");
+      const slide = c.animate([{ transform: `translate(${dx}px, ${dy}px)` }, { transform: "none" }], {
         duration: 160,
         easing: "ease-out",
       });
+      slide.onfinish = slide.oncancel = () => c.classList.remove("flying");
     }
   }
 
@@ -568,7 +572,9 @@
     }
     table.dataset.queued = String(queue.length);
     if (!inflight && !queue.length) table.classList.remove("busy");
-    pump();
+    // The next action goes once htmx has finished with this request (a request started from
+    // inside its own afterRequest handler can be dropped).
+    setTimeout(pump, 0);
   });
 
   // -- the clock, the share link, preferences ------------------------------------------------

@@ -25,7 +25,7 @@ def sized(request: pytest.FixtureRequest, browser: Browser, server: Server) -> I
     ctx = browser.new_context(
         base_url=server.url, viewport=SIZES[request.param], has_touch=phone, is_mobile=phone
     )
-    ctx.set_default_timeout(15_000)
+    ctx.set_default_timeout(30_000)  # the machine is shared: be patient, not flaky
     errors: list[str] = []
     page = ctx.new_page()
     page.on("pageerror", lambda exc: errors.append(str(exc)))
@@ -38,6 +38,8 @@ def press(page: Page, selector: str) -> None:
     """Click on a desktop, tap on a phone: the way the page's player would."""
     target = page.locator(selector)
     if page.viewport_size and page.viewport_size["width"] < 600:
+        # A pile off the side of a phone's sideways-scrolling table is scrolled to first.
+        target.evaluate("e => e.scrollIntoView({block: 'nearest', inline: 'nearest'})")
         box = target.bounding_box()
         for _ in range(20):  # the pile may be in the middle of being swapped for its new self
             if box is not None:
@@ -126,11 +128,19 @@ WATCH = """() => {
   }).observe({type: 'layout-shift', buffered: false});
 }"""
 
-WHERE = """() => Object.fromEntries(
-  [document.getElementById('table'), ...document.querySelectorAll('#table .pile')].map(el => {
+# Where the table is on the page, and each pile on the table. (A phone's big table scrolls
+# sideways inside its frame when the player swipes: that is not the table moving.)
+WHERE = """() => {
+  const table = document.getElementById('table');
+  const wrap = table.parentElement.getBoundingClientRect();
+  const t = table.getBoundingClientRect();
+  const at = {table: [Math.round(wrap.left + scrollX), Math.round(t.top + scrollY)]};
+  for (const el of table.querySelectorAll('.pile')) {
     const r = el.getBoundingClientRect();
-    return [el.id, [Math.round(r.left + scrollX), Math.round(r.top + scrollY)]];
-  }))"""
+    at[el.id] = [Math.round(r.left - t.left), Math.round(r.top - t.top)];
+  }
+  return at;
+}"""
 
 
 def _positions(page: Page) -> dict[str, Any]:
