@@ -375,3 +375,43 @@ def test_big_tables_on_a_phone_keep_cards_a_finger_can_hit(
         page.screenshot(path=_shot(page, f"{slug}-phone"), animations="disabled")
     finally:
         phone.close()
+
+
+# -- animation and sound -------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("motion", ["no-preference", "reduce"])
+def test_only_the_moved_cards_slide_and_reduced_motion_is_respected(
+    browser: Browser, server: Server, motion: str
+) -> None:
+    ctx = browser.new_context(base_url=server.url, reduced_motion=motion)  # type: ignore[arg-type]
+    try:
+        page = ctx.new_page()
+        open_deal(page, "castles-end", 80)
+        page.evaluate("""() => { window.__slid = []; const animate = Element.prototype.animate;
+            Element.prototype.animate = function (...a) {
+              window.__slid.push(this.closest('.pile').id); return animate.apply(this, a); }; }""")
+        page.locator("#pile-t2 > li").last.click()
+        page.locator("#pile-f1").click()
+        wait_version(page, 1)
+        slid = page.evaluate("() => window.__slid")
+        assert slid == ([] if motion == "reduce" else ["pile-f1"])
+    finally:
+        ctx.close()
+
+
+def test_sounds_are_off_until_chosen(page: Page) -> None:
+    open_deal(page, "patriarchs", 1)
+    assert "pref-sound" not in (page.get_attribute("body", "class") or "")
+    page.evaluate("""() => { window.__tones = 0; const O = window.AudioContext;
+        window.AudioContext = class extends O { createOscillator() { window.__tones++;
+          return super.createOscillator(); } }; }""")
+    page.keyboard.press("d")
+    wait_version(page, 1)
+    assert page.evaluate("() => window.__tones") == 0
+    page.locator("details.prefs summary").click()
+    page.get_by_label("Sounds").check()
+    assert "pref-sound" in (page.get_attribute("body", "class") or "")
+    page.keyboard.press("d")
+    wait_version(page, 2)
+    assert page.evaluate("() => window.__tones") == 1
