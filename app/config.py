@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+from collections import Counter
 from functools import lru_cache
 from pathlib import Path
 from typing import Literal
@@ -15,6 +17,42 @@ PROJECT_DIR = Path(__file__).resolve().parent.parent
 DEVELOPMENT_SESSION_SECRET = "patience-hall-development-session-secret"
 
 
+SECRET_HELP = 'Make one with: python3 -c "import secrets; print(secrets.token_urlsafe(48))"'
+MIN_SECRET_BITS = 100  # Shannon estimate of the whole string (a random 32-hex-digit key: ~118)
+MIN_BITS_PER_CHAR = 3.0  # English words and repeated patterns fall below this
+
+
+def secret_bits(secret: str) -> float:
+    """An estimate of a secret's entropy: Shannon entropy of its characters times its length.
+
+    It cannot prove a secret random, but it refuses the usual mistakes: ``"a" * 32``, a short
+    pattern repeated, too few different characters.
+    """
+    if not secret or _repeats(secret):
+        return 0.0
+    counts = Counter(secret)
+    n = len(secret)
+    per_char = -sum(c / n * math.log2(c / n) for c in counts.values())
+    return per_char * n if per_char >= MIN_BITS_PER_CHAR else 0.0
+
+
+def _repeats(secret: str) -> bool:
+    """Whether the secret is a shorter string repeated (``"0123456789abcdef" * 2``)."""
+    n = len(secret)
+    return any(secret == (secret[:p] * (n // p + 1))[:n] for p in range(1, n // 2 + 1))
+
+
+def strong_secret(secret: str) -> bool:
+    """At least 32 characters, estimated entropy enough, and no public development key in it."""
+    lowered = secret.lower()
+    public = (DEVELOPMENT_KEY.decode(), DEVELOPMENT_SESSION_SECRET)
+    return (
+        len(secret) >= 32
+        and not any(key in lowered for key in public)
+        and secret_bits(secret) >= MIN_SECRET_BITS
+    )
+
+
 class Settings(BaseSettings):
     model_config = SettingsConfigDict(env_file=".env", extra="ignore")
 
@@ -23,7 +61,18 @@ class Settings(BaseSettings):
     # The deal key decides every layout; production keeps it secret (rules.md §1).
     deal_key: str = DEVELOPMENT_KEY.decode()
     session_secret: str = DEVELOPMENT_SESSION_SECRET
-    cookie_secure: bool = False
+    # Secure cookies: None means "in production" (APP_ENV=production), else as set.
+    cookie_secure: bool | None = None
+    # Rate limits (the ``limits`` library's notation, several joined by ";"). Counted in memory
+    # per process, or in Redis shared by every process and instance when REDIS_URL is set.
+    redis_url: str | None = None
+    rate_limit_prefix: str = "ph"
+    rate_limits_enabled: bool = True
+    rate_limit_signin: str = "10/minute;50/hour"  # per address, and per name tried
+    rate_limit_new_players: str = "30/hour;200/day"  # per address
+    rate_limit_new_games: str = "30/minute;500/day"  # per player
+    rate_limit_moves: str = "20/second;600/minute"  # per player: moves, undos, resignations
+    rate_limit_address: str = "6000/minute"  # per address: every limited action together
     leaderboard_min_games: int = Field(default=10, ge=1)
     # Recent-period leaderboards add up many rows: their rows are served for this long, then
     # refreshed in the background (0: computed on every request).
@@ -38,17 +87,22 @@ class Settings(BaseSettings):
     @model_validator(mode="after")
     def _no_development_secrets_in_production(self) -> Settings:
         if self.app_env == "production":
-            if self.deal_key == DEVELOPMENT_KEY.decode() or len(self.deal_key) < 32:
+            if not strong_secret(self.deal_key):
                 raise ValueError(
                     "Refusing to start in production without a secret DEAL_KEY: set DEAL_KEY "
-                    "to a random secret of at least 32 characters (not the development key)."
+                    "to a random secret of at least 32 characters (not the development key). "
+                    + SECRET_HELP
                 )
-            if self.session_secret == DEVELOPMENT_SESSION_SECRET or len(self.session_secret) < 32:
+            if not strong_secret(self.session_secret):
                 raise ValueError(
                     "Refusing to start in production without SESSION_SECRET set to a random "
-                    "secret of at least 32 characters."
+                    "secret of at least 32 characters. " + SECRET_HELP
                 )
         return self
+
+    @property
+    def secure_cookies(self) -> bool:
+        return self.app_env == "production" if self.cookie_secure is None else self.cookie_secure
 
     @property
     def deal_key_bytes(self) -> bytes:

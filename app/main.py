@@ -5,10 +5,11 @@ from __future__ import annotations
 import gc
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from pathlib import Path
 from typing import Any
 
+import fastapi_offline
 from anyio import to_thread
-from asgi_csrf import asgi_csrf
 from fastapi import FastAPI
 from fastapi.staticfiles import StaticFiles
 from starlette.middleware.gzip import GZipMiddleware
@@ -21,78 +22,14 @@ from app.services.deals import Deals
 from app.services.games import Games
 from app.services.leaderboard import Leaderboards
 from app.services.players import Players
-from app.web import errors
+from app.web import docs, errors
+from app.web.csrf import CSRFMiddleware
+from app.web.headers import HeadAsGet, SecurityHeaders
+from app.web.ratelimit import RateLimits
 from app.web.router import router
 
 SESSION_COOKIE = "ph_session"
 SESSION_MAX_AGE = 400 * 24 * 3600  # browsers cap cookie lifetimes near 400 days
-
-
-def _skip_csrf(scope: dict[str, Any]) -> bool:
-    # The API authenticates with bearer tokens and ignores cookies entirely, so a forged
-    # cross-site request carries no credentials there.
-    return str(scope.get("path", "")).startswith("/api/")
-
-
-async def _csrf_failed(scope: Scope, send: Send, message_id: Any) -> None:
-    body = (
-        b"<!doctype html><title>Form expired</title><p>This form has expired or came from "
-        b"another site. <a href='/'>Reload Patience Hall</a> and try again.</p>"
-    )
-    await send(
-        {
-            "type": "http.response.start",
-            "status": 403,
-            "headers": [(b"content-type", b"text/html; charset=utf-8")],
-        }
-    )
-    await send({"type": "http.response.body", "body": body})
-
-
-class CSRFMiddleware:
-    """asgi-csrf's double-submit cookie check, in Starlette's middleware shape.
-
-    asgi-csrf reads form bodies itself and can trip over a malformed one (a multipart type
-    without a boundary, a body that is not UTF-8) before our app ever runs; such a request gets
-    a 400 instead of a server error. Errors raised once the app is running pass through.
-    """
-
-    def __init__(self, app: ASGIApp, secret: str, secure: bool) -> None:
-        self.inner = app
-        self.app = asgi_csrf(
-            self._enter,
-            signing_secret=secret,
-            skip_if_scope=_skip_csrf,
-            cookie_secure=secure,
-            send_csrf_failed=_csrf_failed,
-        )
-
-    async def _enter(self, scope: Scope, receive: Receive, send: Send) -> None:
-        scope["state"]["csrf_passed"] = True
-        await self.inner(scope, receive, send)
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http":
-            await self.inner(scope, receive, send)
-            return
-        scope.setdefault("state", {})
-        try:
-            await self.app(scope, receive, send)
-        except (IndexError, UnicodeDecodeError, ValueError, AssertionError):
-            if scope["state"].get("csrf_passed"):
-                raise
-            await _send_plain(send, 400, b"The form data could not be read.")
-
-
-async def _send_plain(send: Send, status: int, body: bytes) -> None:
-    await send(
-        {
-            "type": "http.response.start",
-            "status": status,
-            "headers": [(b"content-type", b"text/plain; charset=utf-8")],
-        }
-    )
-    await send({"type": "http.response.body", "body": body})
 
 
 class BrowserOnly:
@@ -138,6 +75,10 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         title="Patience Hall",
         description="Five patience games, shareable deals and fair leaderboards.",
         version="1",
+        # Swagger UI and ReDoc are served from vendored assets, with no inline script
+        # (app/web/docs.py): the CDN pages FastAPI builds would break the CSP.
+        docs_url=None,
+        redoc_url=None,
     )
     app.state.settings = settings
     app.state.engine = engine
@@ -147,6 +88,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     )
     app.state.players = Players(sessions)
     app.state.deals = Deals(sessions, settings.deal_key_bytes)
+    app.state.limits = RateLimits(settings)
     app.state.leaderboards = Leaderboards(
         sessions,
         settings.leaderboard_min_games,
@@ -155,9 +97,20 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
     errors.install(app)
     app.include_router(router)
+    app.include_router(docs.router)
+    app.mount(  # before /static, which would answer 404 for these
+        docs.ASSETS,
+        StaticFiles(directory=Path(fastapi_offline.__file__).parent / "static"),
+        name="docs-assets",
+    )
     app.mount("/static", StaticFiles(directory=PROJECT_DIR / "static"), name="static")
 
-    app.add_middleware(GZipMiddleware, minimum_size=512)
+    # Outermost last: security headers on everything (refusals too), HEAD as GET, gzip, then
+    # for browser routes the session and, inside it, the CSRF check that reads the session.
+    app.add_middleware(
+        BrowserOnly,
+        middleware=CSRFMiddleware,
+    )
     app.add_middleware(
         BrowserOnly,
         middleware=SessionMiddleware,
@@ -165,14 +118,11 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         session_cookie=SESSION_COOKIE,
         max_age=SESSION_MAX_AGE,
         same_site="lax",
-        https_only=settings.cookie_secure,
+        https_only=settings.secure_cookies,
     )
-    app.add_middleware(
-        BrowserOnly,
-        middleware=CSRFMiddleware,
-        secret=settings.session_secret + ":csrf",
-        secure=settings.cookie_secure,
-    )
+    app.add_middleware(GZipMiddleware, minimum_size=512)
+    app.add_middleware(HeadAsGet)
+    app.add_middleware(SecurityHeaders, secure=settings.secure_cookies)
     return app
 
 

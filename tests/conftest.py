@@ -15,6 +15,16 @@ from app.main import create_app
 from tests.databases import BACKENDS, database_url, migrate
 from tests.web.hidden import HiddenCardGuard
 
+# The suite plays far faster than people: its limits are high enough never to be hit, yet
+# counted (tests/web/test_security.py checks the real ones on apps of their own).
+TEST_LIMITS = {
+    "rate_limit_signin": "100000/minute",
+    "rate_limit_new_players": "100000/minute",
+    "rate_limit_new_games": "100000/minute",
+    "rate_limit_moves": "100000/minute",
+    "rate_limit_address": "1000000/minute",
+}
+
 
 def _worker() -> str:
     return os.environ.get("PYTEST_XDIST_WORKER", "main")
@@ -34,7 +44,7 @@ def db_url(backend: str, tmp_path_factory: pytest.TempPathFactory) -> str:
 
 @pytest.fixture(scope="session")
 def settings(db_url: str) -> Settings:
-    return Settings(app_env="test", database_url=db_url, leaderboard_min_games=10)
+    return Settings(app_env="test", database_url=db_url, leaderboard_min_games=10, **TEST_LIMITS)
 
 
 @pytest.fixture(scope="session")

@@ -75,6 +75,9 @@ class Player(Base):
     # SHA-256 of the API bearer token; the token itself is shown once and never stored.
     token_hash: Mapped[str | None] = mapped_column(String(64), unique=True)
     created_at: Mapped[datetime] = mapped_column(UTCDateTime())
+    # Browser sessions carry this number; signing out or changing the password bumps it, which
+    # revokes every session signed in before.
+    session_version: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
 
 
 class Game(Base):

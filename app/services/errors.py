@@ -88,3 +88,7 @@ class NameTaken(ServiceError):
 
 class BadCredentials(ServiceError):
     status, code = 401, "bad_credentials"
+
+
+class IdempotencyKeyReused(ServiceError):
+    status, code = 422, "idempotency_key_reused"

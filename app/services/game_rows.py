@@ -82,7 +82,7 @@ UPDATE_GAME = (
     .values({name: bindparam(name) for name in MUTABLE})
 )
 INSERT_MOVE = insert(MOVE)
-FIRST_RESPONSE = select(MOVE.c.response).where(
+FIRST_RESPONSE = select(MOVE.c.response, MOVE.c.action, MOVE.c.notation, MOVE.c.seq).where(
     MOVE.c.game_id == bindparam("game_id"), MOVE.c.idempotency_key == bindparam("key")
 )
 MOVE_LOG = (
@@ -94,10 +94,32 @@ _LOCKED_COLUMNS = [str(c.key) for c in LOCK_GAME.selected_columns]
 
 
 @dataclass(frozen=True)
+class FirstAnswer:
+    """The log entry of an earlier request with the same Idempotency-Key, and its answer."""
+
+    response: str | None
+    action: str
+    notation: str | None
+    seq: int
+
+    def same_request(self, action: str, notation: str | None, version: int | None) -> bool:
+        """Whether a retry asks for the same thing (version None: the retry did not say)."""
+        return (
+            self.action == action
+            and self.notation == notation
+            and (version is None or version == self.seq - 1)
+        )
+
+
+@dataclass(frozen=True)
 class LockedGame:
     row: GameRow
     player_name: str
-    first_response: str | None  # the stored answer to an earlier request with the same key
+    first: FirstAnswer | None  # an earlier request with the same key
+
+    @property
+    def first_response(self) -> str | None:
+        return None if self.first is None else self.first.response
 
 
 def game_values(row: GameRow) -> dict[str, Any]:
@@ -112,9 +134,10 @@ def move_values(row: GameRow, action: str, stamp: datetime, **extra: Any) -> dic
     return {"game_id": row.id, "seq": row.version, "action": action, "created_at": stamp, **values}
 
 
-def locked_game(values: dict[str, Any], first_response: str | None) -> LockedGame:
+def locked_game(values: dict[str, Any], first: Any) -> LockedGame:
     name = values.pop("player_name")
-    return LockedGame(GameRow(**values), name, first_response)
+    answer = None if first is None else FirstAnswer(first[0], first[1], first[2], int(first[3]))
+    return LockedGame(GameRow(**values), name, answer)
 
 
 class MoveTransaction(Protocol):
@@ -139,7 +162,8 @@ class CoreTransaction:
             return None
         first = None
         if idempotency_key is not None:
-            first = self.db.scalar(FIRST_RESPONSE, {"game_id": game_id, "key": idempotency_key})
+            params = {"game_id": game_id, "key": idempotency_key}
+            first = self.db.execute(FIRST_RESPONSE, params).first()
         return locked_game(dict(found._mapping), first)
 
     def write(self, game: dict[str, Any], move: dict[str, Any]) -> None:
@@ -173,8 +197,7 @@ class PostgresTransaction:
         first = None
         if idempotency_key is not None:
             cursor.nextset()
-            answer = cursor.fetchone()
-            first = None if answer is None else answer[0]
+            first = cursor.fetchone()
         values = dict(zip(_LOCKED_COLUMNS, found, strict=True))
         for name in _TIMES:  # as the UTCDateTime column type hands them back
             values[name] = as_utc(values[name])

@@ -44,6 +44,7 @@ from app.services.errors import (
     Forbidden,
     GameInPlay,
     GameOver,
+    IdempotencyKeyReused,
     IllegalMoveError,
     InvalidRequest,
     NotFound,
@@ -51,12 +52,14 @@ from app.services.errors import (
     UndoUnavailable,
 )
 from app.services.game_rows import (
+    FIRST_RESPONSE,
     GAME,
     INSERT_MOVE,
     LOCK_GAME,
     MOVE_LOG,
     SELECT_GAME,
     UPDATE_GAME,
+    FirstAnswer,
     GameRow,
     Transactions,
     game_values,
@@ -75,8 +78,25 @@ def _save(db: Session, row: GameRow) -> None:
     db.execute(UPDATE_GAME, game_values(row))
 
 
-def _log_action(db: Session, row: GameRow, action: str, stamp: datetime) -> None:
-    db.execute(INSERT_MOVE, move_values(row, action, stamp))
+def _log_action(
+    db: Session, row: GameRow, action: str, stamp: datetime, key: str | None, response: str | None
+) -> None:
+    db.execute(INSERT_MOVE, move_values(row, action, stamp, idempotency_key=key, response=response))
+
+
+def _check_key(key: str | None) -> None:
+    if key is not None and not 1 <= len(key) <= MAX_IDEMPOTENCY_KEY:
+        raise InvalidRequest(f"An Idempotency-Key has 1 to {MAX_IDEMPOTENCY_KEY} characters.")
+
+
+def _replay(first: FirstAnswer, action: str, notation: str | None, version: int | None) -> Any:
+    """The first answer to a retried request, or IdempotencyKeyReused for another request."""
+    if not first.same_request(action, notation, version) or first.response is None:
+        raise IdempotencyKeyReused(
+            "This Idempotency-Key was already used for a different request on this game; "
+            "use a new key for a new request."
+        )
+    return json.loads(first.response)
 
 
 @dataclass
@@ -266,8 +286,7 @@ class Games:
         version: int,
         idempotency_key: str | None = None,
     ) -> MoveOutcome:
-        if idempotency_key is not None and not 1 <= len(idempotency_key) <= MAX_IDEMPOTENCY_KEY:
-            raise InvalidRequest(f"An Idempotency-Key has 1 to {MAX_IDEMPOTENCY_KEY} characters.")
+        _check_key(idempotency_key)
         if not _plausible(game_id):
             raise NotFound("There is no game with that id.")
         with self.move_transaction() as tx:
@@ -276,10 +295,9 @@ class Games:
                 raise NotFound("There is no game with that id.")
             record, name = locked.row, locked.player_name
             self._check_owner(record, player_id)
-            if locked.first_response is not None:
-                return MoveOutcome(
-                    self._view(tx.db, record, name), json.loads(locked.first_response)
-                )
+            if locked.first is not None:
+                replayed = _replay(locked.first, "move", str(move), version)
+                return MoveOutcome(self._view(tx.db, record, name), replayed)
             self._check_playable(record, version)
             rules = get_ruleset(record.game)
             state = loads(record.state)
@@ -319,10 +337,24 @@ class Games:
             )
             return MoveOutcome(view)
 
-    def undo(self, game_id: str, player_id: str | None) -> GameView:
+    def undo(
+        self,
+        game_id: str,
+        player_id: str | None,
+        version: int | None = None,
+        idempotency_key: str | None = None,
+    ) -> MoveOutcome:
+        """Takes back the latest move (if it revealed nothing). With ``version``, only when it
+        is the current version (else StaleVersion); with a key, once (retries replay)."""
+        _check_key(idempotency_key)
         with self.sessions.begin() as db:
             record, name = self._load(db, game_id, lock=True)
             self._check_owner(record, player_id)
+            first = self._first(db, game_id, idempotency_key)
+            if first is not None:
+                replayed = _replay(first, "undo", None, version)
+                return MoveOutcome(self._view(db, record, name), replayed)
+            self._check_version(record, version)
             if record.status != Status.PLAYING:
                 raise UndoUnavailable("The game is over: there is nothing left to undo.")
             rules = get_ruleset(record.game)
@@ -345,29 +377,46 @@ class Games:
             legal = rules.legal_moves(state)
             self._tick(record, stamp)
             self._advance(record, Status.PLAYING, stamp)
-            _save(db, record)
-            _log_action(db, record, "undo", stamp)
             changed = tuple(
                 pid for pid, a, b in zip(rules.pile_ids, before.piles, state.piles) if a != b
             )
             undo_step = Step(before, Move.parse(active[-1][0]), state, False, changed)
-            return GameView(
+            view = GameView(
                 record, name, rules, state, legal, step=undo_step, idle_cap_ms=self.idle_cap_ms
             )
+            response = json.dumps(view.to_json()) if idempotency_key else None
+            _save(db, record)
+            _log_action(db, record, "undo", stamp, idempotency_key, response)
+            return MoveOutcome(view)
 
-    def resign(self, game_id: str, player_id: str | None) -> GameView:
+    def resign(
+        self,
+        game_id: str,
+        player_id: str | None,
+        version: int | None = None,
+        idempotency_key: str | None = None,
+    ) -> MoveOutcome:
+        """Ends the game as lost; ``version`` and the key as for :meth:`undo`."""
+        _check_key(idempotency_key)
         with self.sessions.begin() as db:
             record, name = self._load(db, game_id, lock=True)
             self._check_owner(record, player_id)
+            first = self._first(db, game_id, idempotency_key)
+            if first is not None:
+                replayed = _replay(first, "resign", None, version)
+                return MoveOutcome(self._view(db, record, name), replayed)
             if record.status != Status.PLAYING:
                 raise GameOver("The game is already over.")
+            self._check_version(record, version)
             stamp = now()
             self._tick(record, stamp)
             self._advance(record, Status.LOST, stamp)
             stats.count_finished(db.connection(), record, stamp)
             _save(db, record)
-            _log_action(db, record, "resign", stamp)
-            return self._view(db, record, name)
+            view = self._view(db, record, name)
+            response = json.dumps(view.to_json()) if idempotency_key else None
+            _log_action(db, record, "resign", stamp, idempotency_key, response)
+            return MoveOutcome(view)
 
     def replay_view(self, game_id: str, step: int | None, viewer: str | None) -> ReplayView:
         """A finished game at any step of its move log, every card shown: for its owner and
@@ -426,7 +475,22 @@ class Games:
             raise Forbidden("This game belongs to another player.")
 
     @staticmethod
-    def _check_playable(record: GameRow, version: int) -> None:
+    def _first(db: Session, game_id: str, key: str | None) -> FirstAnswer | None:
+        if key is None:
+            return None
+        found = db.execute(FIRST_RESPONSE, {"game_id": game_id, "key": key}).first()
+        return None if found is None else FirstAnswer(found[0], found[1], found[2], found[3])
+
+    @staticmethod
+    def _check_version(record: GameRow, version: int | None) -> None:
+        if version is not None and version != record.version:
+            raise StaleVersion(
+                f"The board has changed since you saw it (version {version}, now "
+                f"{record.version}); here is the current board."
+            )
+
+    @classmethod
+    def _check_playable(cls, record: GameRow, version: int) -> None:
         if record.status != Status.PLAYING:
             raise GameOver(f"The game is over ({record.status}).")
         if version != record.version:

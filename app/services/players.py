@@ -5,6 +5,8 @@ from __future__ import annotations
 import hashlib
 import re
 import secrets
+import time
+import unicodedata
 from datetime import UTC, datetime
 
 from argon2 import PasswordHasher
@@ -16,11 +18,16 @@ from sqlalchemy.orm import Session, sessionmaker
 from app.db.models import Player
 from app.services.errors import BadCredentials, InvalidRequest, NameTaken, NotFound
 
-NAME_RULE = re.compile(r"^[A-Za-z0-9_-]{3,24}$")
+# Matched whole with fullmatch: "$" would also accept a name ending in a newline.
+NAME_RULE = re.compile(r"[A-Za-z0-9_-]{3,24}")
 NAME_HELP = "A name has 3 to 24 characters: letters, digits, _ and -."
+MAX_NAME = 24
 MIN_PASSWORD = 8
 
 _hasher = PasswordHasher()
+# Verified when a name has no password (or no player), so that a refused sign-in takes as long
+# whether or not the name exists and has a password.
+_DUMMY_HASH = _hasher.hash(secrets.token_urlsafe(16))
 _ADJECTIVES = (
     "Amber", "Bold", "Brisk", "Calm", "Clever", "Crimson", "Deft", "Eager", "Gentle", "Golden",
     "Jolly", "Keen", "Lucky", "Merry", "Nimble", "Patient", "Quiet", "Royal", "Steady", "Swift",
@@ -44,14 +51,32 @@ def hash_token(token: str) -> str:
     return hashlib.sha256(token.encode()).hexdigest()
 
 
+def normal_name(name: str) -> str:
+    """The name as it is kept: NFKC-normalised (a full-width "Ａ" is an "A")."""
+    return unicodedata.normalize("NFKC", name)
+
+
+def name_key(name: str) -> str:
+    """What makes two names the same: NFKC, then case-folded."""
+    return normal_name(name).casefold()
+
+
 def check_name(name: str) -> str:
-    if not isinstance(name, str) or not NAME_RULE.match(name):
+    """The normalised name, or InvalidRequest when it breaks the name rules."""
+    if not isinstance(name, str):
+        raise InvalidRequest(NAME_HELP)
+    name = normal_name(name)
+    if not NAME_RULE.fullmatch(name):
         raise InvalidRequest(NAME_HELP)
     return name
 
 
-def _random_name() -> str:
-    return f"{secrets.choice(_ADJECTIVES)}{secrets.choice(_NOUNS)}{secrets.randbelow(10_000):04d}"
+def _random_name(attempt: int = 0) -> str:
+    """An adjective, a noun and digits; every third failed attempt adds a digit, so that names
+    never run out however full the space of shorter ones gets (up to 24 characters)."""
+    stem = f"{secrets.choice(_ADJECTIVES)}{secrets.choice(_NOUNS)}"
+    digits = min(4 + attempt // 3, MAX_NAME - len(stem))
+    return f"{stem}{secrets.randbelow(10**digits):0{digits}d}"
 
 
 def create_player(
@@ -62,15 +87,16 @@ def create_player(
     Returns the player and the token in clear (only ever shown in this answer)."""
     token = secrets.token_urlsafe(32) if with_token else None
     if name is not None:
-        check_name(name)
+        name = check_name(name)
         if _find_by_name(db, name) is not None:
             raise NameTaken(f"The name {name!r} is taken; please choose another.")
-    for _ in range(20):
-        chosen = name or _random_name()
+    for attempt in range(40):
+        chosen = name or _random_name(attempt)
         player = Player(
             id=new_id(),
             name=chosen,
-            name_key=chosen.lower(),
+            name_key=name_key(chosen),
+            session_version=0,
             token_hash=hash_token(token) if token else None,
             created_at=now(),
         )
@@ -86,11 +112,11 @@ def create_player(
 
 
 def _find_by_name(db: Session, name: str) -> Player | None:
-    return db.scalar(select(Player).where(Player.name_key == name.lower()))
+    return db.scalar(select(Player).where(Player.name_key == name_key(name)))
 
 
 def find_by_name(db: Session, name: str) -> Player | None:
-    return _find_by_name(db, name) if NAME_RULE.match(name) else None
+    return _find_by_name(db, name) if NAME_RULE.fullmatch(normal_name(name)) else None
 
 
 def get_player(db: Session, player_id: str) -> Player | None:
@@ -98,11 +124,11 @@ def get_player(db: Session, player_id: str) -> Player | None:
 
 
 def rename(db: Session, player: Player, name: str) -> Player:
-    check_name(name)
+    name = check_name(name)
     other = _find_by_name(db, name)
     if other is not None and other.id != player.id:
         raise NameTaken(f"The name {name!r} is taken; please choose another.")
-    player.name, player.name_key = name, name.lower()
+    player.name, player.name_key = name, name_key(name)
     try:
         db.flush()
     except IntegrityError:  # a concurrent rename took it first
@@ -111,19 +137,25 @@ def rename(db: Session, player: Player, name: str) -> Player:
 
 
 def set_password(player: Player, password: str) -> None:
+    """Sets the password and revokes every browser session signed in before."""
     if not isinstance(password, str) or len(password) < MIN_PASSWORD or len(password) > 256:
         raise InvalidRequest(f"A password needs {MIN_PASSWORD} to 256 characters.")
     player.password_hash = _hasher.hash(password)
+    player.session_version += 1
 
 
 def sign_in(db: Session, name: str, password: str) -> Player:
+    """The player, or BadCredentials. Takes as long whether the name is unknown, has no
+    password or has another one: a dummy hash is verified in the first two cases."""
     player = find_by_name(db, name) if isinstance(name, str) else None
-    if player is None or player.password_hash is None:
-        raise BadCredentials("That name and password do not match.")
+    stored = player.password_hash if player is not None else None
     try:
-        _hasher.verify(player.password_hash, password)
+        _hasher.verify(stored or _DUMMY_HASH, password)
+        if stored is None:
+            raise VerifyMismatchError
     except (VerifyMismatchError, InvalidHashError):
         raise BadCredentials("That name and password do not match.") from None
+    assert player is not None and player.password_hash is not None
     if _hasher.check_needs_rehash(player.password_hash):
         player.password_hash = _hasher.hash(password)
     return player
@@ -135,11 +167,16 @@ class Players:
     # Players are never deleted and tokens never change, so what was found once stays true:
     # remembering it saves a database round trip on every API call and every page.
     _CACHE_LIMIT = 100_000
+    SESSION_CACHE_SECONDS = 2.0
 
     def __init__(self, sessions: sessionmaker[Session]) -> None:
         self.sessions = sessions
         self._token_owner: dict[str, str] = {}
         self._known: set[str] = set()
+        # player id → (session version, when it was read): a browser request skips the
+        # database while its entry is fresh. This process's own bumps update it at once; a
+        # bump made by another process is seen here within SESSION_CACHE_SECONDS.
+        self._session_versions: dict[str, tuple[int, float]] = {}
 
     def create_anonymous(self) -> Player:
         with self.sessions.begin() as db:
@@ -154,6 +191,36 @@ class Players:
     def known(self, player_id: str) -> bool:
         """Whether the player is known to exist without asking the database."""
         return player_id in self._known
+
+    def cached_session_version(self, player_id: str) -> int | None:
+        """The session version read less than ``SESSION_CACHE_SECONDS`` ago, if any."""
+        found = self._session_versions.get(player_id)
+        if found is None or time.monotonic() - found[1] > self.SESSION_CACHE_SECONDS:
+            return None
+        return found[0]
+
+    def session_version(self, player_id: str) -> int | None:
+        """The player's current session version; None when there is no such player."""
+        with self.sessions() as db:
+            version = db.scalar(select(Player.session_version).where(Player.id == player_id))
+        if version is None:
+            return None
+        self._remember_version(player_id, int(version))
+        return int(version)
+
+    def _remember_version(self, player_id: str, version: int) -> None:
+        if len(self._session_versions) >= self._CACHE_LIMIT:
+            self._session_versions.clear()
+        self._session_versions[player_id] = (version, time.monotonic())
+
+    def revoke_sessions(self, player_id: str) -> int:
+        """Bumps the session version: every browser session of the player stops working."""
+        with self.sessions.begin() as db:
+            player = _must(db, player_id)
+            player.session_version += 1
+            version = player.session_version
+        self._remember_version(player_id, version)
+        return version
 
     def cached_token_owner(self, token: str) -> str | None:
         return self._token_owner.get(hash_token(token))
@@ -198,7 +265,8 @@ class Players:
         with self.sessions.begin() as db:
             player = _must(db, player_id)
             set_password(player, password)
-            return player
+        self._remember_version(player_id, player.session_version)
+        return player
 
     def sign_in(self, name: str, password: str) -> Player:
         with self.sessions.begin() as db:

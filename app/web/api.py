@@ -5,13 +5,14 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Header
+from fastapi import APIRouter, Header, Request
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel, ConfigDict, Field, StrictInt, StrictStr
 
 from app.engine import MAX_DEAL, Move
-from app.services.games import GameView
+from app.services.games import GameView, MoveOutcome
 from app.web.deps import ApiPlayer, ApiViewer, DealsDep, GamesDep, PlayersDep
+from app.web.ratelimit import limit_player, limits_of
 
 router = APIRouter(prefix="/api", tags=["api"])
 
@@ -48,11 +49,22 @@ class MoveRequest(BaseModel):
     version: StrictInt = Field(ge=0, le=MAX_VERSION)
 
 
+class VersionRequest(BaseModel):
+    """The optional body of undo and resign: the version the client saw."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    version: StrictInt | None = Field(default=None, ge=0, le=MAX_VERSION)
+
+
 IdempotencyKey = Annotated[str | None, Header(alias="Idempotency-Key", max_length=100)]
 
 
 @router.post("/players", status_code=201, response_model=PlayerCreated)
-def create_player(players: PlayersDep, body: NewPlayer | None = None) -> PlayerCreated:
+def create_player(
+    request: Request, players: PlayersDep, body: NewPlayer | None = None
+) -> PlayerCreated:
+    limits_of(request).hit_address(request, limits_of(request).new_players)
     player, token = players.create_api_player(body.name if body else None)
     return PlayerCreated(id=player.id, name=player.name, token=token)
 
@@ -69,7 +81,8 @@ GAME_STATE: dict[int | str, dict[str, Any]] = {
 
 
 @router.post("/games", status_code=201, response_class=JSONResponse, responses=GAME_STATE)
-def start_game(body: NewGame, player: ApiPlayer, games: GamesDep) -> JSONResponse:
+def start_game(request: Request, body: NewGame, player: ApiPlayer, games: GamesDep) -> JSONResponse:
+    limit_player(request, "games", player)
     return state_response(games.start(player, body.game, body.deal), 201)
 
 
@@ -83,28 +96,55 @@ def read_game(game_id: str, games: GamesDep, viewer: ApiViewer) -> JSONResponse:
 
 @router.post("/games/{game_id}/moves", response_class=JSONResponse, responses=GAME_STATE)
 def play_move(
+    request: Request,
     game_id: str,
     body: MoveRequest,
     player: ApiPlayer,
     games: GamesDep,
     idempotency_key: IdempotencyKey = None,
 ) -> JSONResponse:
+    limit_player(request, "moves", player)
     outcome = games.move(
         game_id, player, Move(body.from_, body.to, body.count), body.version, idempotency_key
     )
+    return outcome_response(outcome)
+
+
+def outcome_response(outcome: MoveOutcome) -> JSONResponse:
     if outcome.replayed is not None:
         return JSONResponse(outcome.replayed, headers={"Idempotent-Replayed": "true"})
     return state_response(outcome.view)
 
 
 @router.post("/games/{game_id}/undo", response_class=JSONResponse, responses=GAME_STATE)
-def undo(game_id: str, player: ApiPlayer, games: GamesDep) -> JSONResponse:
-    return state_response(games.undo(game_id, player))
+def undo(
+    request: Request,
+    game_id: str,
+    player: ApiPlayer,
+    games: GamesDep,
+    body: VersionRequest | None = None,
+    idempotency_key: IdempotencyKey = None,
+) -> JSONResponse:
+    """Takes back the latest move; ``{"version": n}`` makes it conditional (409
+    ``stale_version``), an ``Idempotency-Key`` makes a retry safe."""
+    limit_player(request, "moves", player)
+    version = body.version if body else None
+    return outcome_response(games.undo(game_id, player, version, idempotency_key))
 
 
 @router.post("/games/{game_id}/resign", response_class=JSONResponse, responses=GAME_STATE)
-def resign(game_id: str, player: ApiPlayer, games: GamesDep) -> JSONResponse:
-    return state_response(games.resign(game_id, player))
+def resign(
+    request: Request,
+    game_id: str,
+    player: ApiPlayer,
+    games: GamesDep,
+    body: VersionRequest | None = None,
+    idempotency_key: IdempotencyKey = None,
+) -> JSONResponse:
+    """Ends the game as lost; ``version`` and ``Idempotency-Key`` as for undo."""
+    limit_player(request, "moves", player)
+    version = body.version if body else None
+    return outcome_response(games.resign(game_id, player, version, idempotency_key))
 
 
 @router.get("/deals/{game}/{number}")

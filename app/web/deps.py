@@ -17,8 +17,10 @@ from app.services.deals import Deals
 from app.services.errors import Unauthenticated
 from app.services.games import Games
 from app.services.players import Players
+from app.web.ratelimit import limits_of
 
 SESSION_PLAYER = "pid"
+SESSION_VERSION = "sv"  # the player's session_version when this session was signed in
 
 
 async def get_settings_dep(request: Request) -> Settings:
@@ -47,16 +49,50 @@ PlayersDep = Annotated[Players, Depends(get_players)]
 DealsDep = Annotated[Deals, Depends(get_deals)]
 
 
-async def browser_player_id(request: Request, players: PlayersDep) -> str:
-    """The browser's player, created (anonymous, with a random name) on the first visit."""
+def sign_session_in(request: Request, player_id: str, version: int) -> None:
+    """Makes this browser session the player's (a fresh session: a new CSRF token too)."""
+    request.session.clear()
+    request.session[SESSION_PLAYER] = player_id
+    request.session[SESSION_VERSION] = version
+
+
+async def viewer_id(request: Request, players: PlayersDep) -> str | None:
+    """The browser's player if it has one and its session is still valid, else None.
+
+    Read-only pages use this: a visitor who has not acted yet has no player row at all. A
+    session whose version is older than the player's (signed out, password changed) is
+    revoked: it forgets the player.
+    """
     pid = request.session.get(SESSION_PLAYER)
-    if isinstance(pid, str) and (
-        players.known(pid) or await run_in_threadpool(players.exists, pid)
-    ):
-        return pid
-    pid = (await run_in_threadpool(players.create_anonymous)).id
-    request.session[SESSION_PLAYER] = pid
+    if not isinstance(pid, str):
+        return None
+    current = players.cached_session_version(pid)
+    if current is None:
+        current = await run_in_threadpool(players.session_version, pid)
+    if current is None or current != request.session.get(SESSION_VERSION):
+        request.session.pop(SESSION_PLAYER, None)
+        request.session.pop(SESSION_VERSION, None)
+        return None
     return pid
+
+
+ViewerDep = Annotated[str | None, Depends(viewer_id)]
+
+
+def new_browser_player(request: Request, players: Players) -> str:
+    """A new anonymous player for this browser session (rate-limited per address)."""
+    limits_of(request).hit_address(request, limits_of(request).new_players)
+    player = players.create_anonymous()
+    request.session[SESSION_PLAYER] = player.id
+    request.session[SESSION_VERSION] = player.session_version
+    return player.id
+
+
+async def browser_player_id(request: Request, viewer: ViewerDep, players: PlayersDep) -> str:
+    """The browser's player, created (anonymous, with a random name) when it first acts."""
+    if viewer is not None:
+        return viewer
+    return await run_in_threadpool(new_browser_player, request, players)
 
 
 async def api_player_id(request: Request, players: PlayersDep) -> str:

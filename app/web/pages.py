@@ -17,7 +17,8 @@ from app.engine.cards import label_of, parse_code
 from app.services import daily
 from app.services.errors import NotFound, ServiceError
 from app.services.games import GameView
-from app.services.history import History
+from app.services.history import History, MyGames
+from app.services.players import check_name, name_key
 from app.web.board import (
     RUN_GAMES,
     clock_text,
@@ -27,14 +28,18 @@ from app.web.board import (
     status_context,
 )
 from app.web.deps import (
-    SESSION_PLAYER,
+    SESSION_VERSION,
     BrowserPlayer,
     DealsDep,
     GamesDep,
     PlayersDep,
     SettingsDep,
+    ViewerDep,
+    new_browser_player,
+    sign_session_in,
 )
 from app.web.play import BOARD_FLASH
+from app.web.ratelimit import limits_of
 from app.web.templating import PREF_FLAGS, PREFS_COOKIE, PREFS_MAX_AGE, Prefs, render
 
 router = APIRouter()
@@ -74,14 +79,12 @@ def history(request: Request) -> History:
 
 
 @router.get("/")
-def home(
-    request: Request, player: BrowserPlayer, games: GamesDep, settings: SettingsDep
-) -> Response:
+def home(request: Request, viewer: ViewerDep, games: GamesDep, settings: SettingsDep) -> Response:
     return render(
         request,
         "pages/home.html",
         {
-            "in_progress": games.in_progress(player, 5),
+            "in_progress": games.in_progress(viewer, 5) if viewer else [],
             "max_deal": MAX_DEAL,
             "blurbs": BLURBS,
             "daily": daily.daily_deals(daily.today(), settings.deal_key_bytes),
@@ -90,8 +93,8 @@ def home(
 
 
 @router.get("/my-games")
-def my_games(request: Request, player: BrowserPlayer) -> Response:
-    mine = history(request).of(player)
+def my_games(request: Request, viewer: ViewerDep) -> Response:
+    mine = history(request).of(viewer) if viewer else MyGames([], [])
     return render(
         request,
         "pages/my_games.html",
@@ -101,7 +104,7 @@ def my_games(request: Request, player: BrowserPlayer) -> Response:
 
 @router.get("/deal/{game}/{number}")
 def deal_page(
-    request: Request, game: str, number: str, deals: DealsDep, viewer: BrowserPlayer
+    request: Request, game: str, number: str, deals: DealsDep, viewer: ViewerDep
 ) -> Response:
     summary = deals.summary(game, number, viewer)
     cap = duration_words(int(request.app.state.settings.idle_cap_seconds))
@@ -111,11 +114,11 @@ def deal_page(
 
 
 @router.get("/games/{game_id}")
-def board(request: Request, game_id: str, player: BrowserPlayer, games: GamesDep) -> Response:
-    view = games.get(game_id, player)
+def board(request: Request, game_id: str, viewer: ViewerDep, games: GamesDep) -> Response:
+    view = games.get(game_id, viewer)
     flash = request.session.pop(BOARD_FLASH, None)
     said = flash if isinstance(flash, dict) and flash.get("game") == game_id else {}
-    mine = view.record.player_id == player and not view.finished
+    mine = viewer is not None and view.record.player_id == viewer and not view.finished
     status = status_context(view)
     return render(
         request,
@@ -176,7 +179,12 @@ def save_prefs(
     target = back if SAFE_BACK.fullmatch(back) else "/"
     response = RedirectResponse(target, status_code=303)
     response.set_cookie(
-        PREFS_COOKIE, prefs.cookie(), max_age=PREFS_MAX_AGE, samesite="lax", httponly=False
+        PREFS_COOKIE,
+        prefs.cookie(),
+        max_age=PREFS_MAX_AGE,
+        samesite="lax",
+        httponly=False,
+        secure=request.app.state.settings.secure_cookies,
     )
     return response
 
@@ -213,19 +221,19 @@ def rules_page(request: Request, game: str) -> Response:
 
 
 @router.get("/account")
-def account(request: Request, player: BrowserPlayer, players: PlayersDep) -> Response:
-    return _account_page(request, player, players, request.session.pop("flash", None))
+def account(request: Request, viewer: ViewerDep, players: PlayersDep) -> Response:
+    return _account_page(request, viewer, players, request.session.pop("flash", None))
 
 
 def _account_page(
     request: Request,
-    player: str,
+    viewer: str | None,
     players: PlayersDep,
     flash: str | None,
     error: str | None = None,
     status: int = 200,
 ) -> Response:
-    me = players.get(player)
+    me = players.get(viewer) if viewer else None
     context = {
         "me": me,
         "has_password": bool(me and me.password_hash),
@@ -236,7 +244,11 @@ def _account_page(
 
 
 def _refused(request: Request, title: str, exc: ServiceError) -> Response:
-    return render(request, "pages/error.html", {"title": title, "message": exc.message}, exc.status)
+    response = render(
+        request, "pages/error.html", {"title": title, "message": exc.message}, exc.status
+    )
+    response.headers.update(getattr(exc, "headers", {}))
+    return response
 
 
 def _back_to_account(request: Request, message: str) -> Response:
@@ -248,14 +260,16 @@ def _back_to_account(request: Request, message: str) -> Response:
 def choose_name(
     request: Request,
     name: Annotated[str, Form(max_length=64)],
-    player: BrowserPlayer,
+    viewer: ViewerDep,
     players: PlayersDep,
 ) -> Response:
     try:
-        players.rename(player, name.strip())
+        chosen = check_name(name.strip())  # before a visitor gets a player for it
+        player = viewer or new_browser_player(request, players)
+        players.rename(player, chosen)
     except ServiceError as exc:
         return _refused(request, "Name not changed", exc)
-    return _back_to_account(request, f"You are now {name.strip()}.")
+    return _back_to_account(request, f"You are now {chosen}.")
 
 
 @router.post("/account/password")
@@ -266,10 +280,16 @@ def choose_password(
     players: PlayersDep,
 ) -> Response:
     try:
-        players.set_password(player, password)
+        me = players.set_password(player, password)
     except ServiceError as exc:
         return _refused(request, "Password not set", exc)
-    return _back_to_account(request, "Password set: you can now sign in on another device.")
+    # Every other session of this player is revoked; this one stays signed in.
+    request.session[SESSION_VERSION] = me.session_version
+    return _back_to_account(
+        request,
+        "Password set: you can now sign in on another device. Every other device you were "
+        "signed in on is signed out.",
+    )
 
 
 @router.post("/signin")
@@ -278,21 +298,26 @@ def sign_in(
     name: Annotated[str, Form(max_length=64)],
     password: Annotated[str, Form(max_length=300)],
     players: PlayersDep,
-    me: BrowserPlayer,
+    viewer: ViewerDep,
 ) -> Response:
     try:
+        limits = limits_of(request)
+        limits.hit_address(request, limits.signin)
+        limits.hit(limits.signin, "name:" + name_key(name.strip()))
         player = players.sign_in(name.strip(), password)
     except ServiceError as exc:
         # The account page again, its sign-in form included, with the reason: a typo is easy
         # to correct there.
-        return _account_page(
-            request, me, players, None, f"Not signed in: {exc.message}", exc.status
-        )
-    request.session[SESSION_PLAYER] = player.id
+        message = f"Not signed in: {exc.message}"
+        return _account_page(request, viewer, players, None, message, exc.status)
+    sign_session_in(request, player.id, player.session_version)
     return _back_to_account(request, f"Signed in as {player.name}.")
 
 
 @router.post("/signout")
-def sign_out(request: Request) -> Response:
+def sign_out(request: Request, viewer: ViewerDep, players: PlayersDep) -> Response:
+    """Signs this player out everywhere: every copy of every session cookie stops working."""
+    if viewer is not None:
+        players.revoke_sessions(viewer)
     request.session.clear()
     return RedirectResponse("/", status_code=303)

@@ -28,6 +28,7 @@ from app.web.board import (
 )
 from app.web.deps import BrowserPlayer, GamesDep
 from app.web.htmx import is_htmx, vary_on_htmx
+from app.web.ratelimit import limit_player
 from app.web.templating import prefs_of, render
 
 router = APIRouter()
@@ -45,6 +46,7 @@ def start(
     game: Annotated[str, Form(max_length=64)],
     deal: Annotated[str, Form(max_length=20)] = "",
 ) -> Response:
+    limit_player(request, "games", player)
     number = _whole_number(deal)
     if deal.strip() and number is None:
         return render(
@@ -170,6 +172,7 @@ def move(
     notation: Annotated[str | None, Form(alias="move", max_length=24)] = None,
 ) -> Response:
     try:
+        limit_player(request, "moves", player)
         chosen = _parse_move(notation, from_, to, count, games, game_id, player)
         outcome = games.move(game_id, player, chosen, version)
     except InvalidMove as exc:
@@ -211,13 +214,37 @@ def _refused(
     are pages of their own, not board fragments."""
     if exc.status in (403, 404):
         raise exc
-    return _answer(request, game_id, player, games, None, error=exc.message, status=exc.status)
+    response = _answer(request, game_id, player, games, None, error=exc.message, status=exc.status)
+    response.headers.update(getattr(exc, "headers", {}))  # Retry-After of a rate limit
+    return response
+
+
+OptionalVersion = Annotated[str, Form(max_length=12)]
+
+
+def _version(text: str) -> int | None:
+    """The board's version sent with undo and resign (empty: the form did not say)."""
+    if not text.strip():
+        return None
+    number = _whole_number(text)
+    if number is None:
+        raise InvalidMove("The version is a whole number.")
+    return number
 
 
 @router.post("/games/{game_id}/undo")
-def undo(request: Request, game_id: str, player: BrowserPlayer, games: GamesDep) -> Response:
+def undo(
+    request: Request,
+    game_id: str,
+    player: BrowserPlayer,
+    games: GamesDep,
+    version: OptionalVersion = "",
+) -> Response:
     try:
-        view = games.undo(game_id, player)
+        limit_player(request, "moves", player)
+        view = games.undo(game_id, player, _version(version)).view
+    except InvalidMove as exc:
+        return _answer(request, game_id, player, games, None, error=str(exc), status=422)
     except ServiceError as exc:
         return _refused(request, game_id, player, games, exc)
     step = view.step
@@ -227,9 +254,18 @@ def undo(request: Request, game_id: str, player: BrowserPlayer, games: GamesDep)
 
 
 @router.post("/games/{game_id}/resign")
-def resign(request: Request, game_id: str, player: BrowserPlayer, games: GamesDep) -> Response:
+def resign(
+    request: Request,
+    game_id: str,
+    player: BrowserPlayer,
+    games: GamesDep,
+    version: OptionalVersion = "",
+) -> Response:
     try:
-        view = games.resign(game_id, player)
+        limit_player(request, "moves", player)
+        view = games.resign(game_id, player, _version(version)).view
+    except InvalidMove as exc:
+        return _answer(request, game_id, player, games, None, error=str(exc), status=422)
     except ServiceError as exc:
         return _refused(request, game_id, player, games, exc)
     return _answer(request, game_id, player, games, view, text="You resigned: the game is over.")

@@ -12,7 +12,7 @@ from app.services import daily
 from app.services.errors import NotFound
 from app.services.leaderboard import Leaderboards, Period, parse_board_args, player_record
 from app.web.board import pile_views, replay_words
-from app.web.deps import ApiViewer, BrowserPlayer, GamesDep, SettingsDep
+from app.web.deps import ApiViewer, GamesDep, SettingsDep, ViewerDep
 from app.web.htmx import is_htmx, vary_on_htmx
 from app.web.templating import render
 
@@ -64,7 +64,7 @@ def player_json(request: Request, name: str, viewer: ApiViewer) -> JSONResponse:
 
 
 @router.get("/players/{name}")
-def player_page(request: Request, name: str, viewer: BrowserPlayer) -> Response:
+def player_page(request: Request, name: str, viewer: ViewerDep) -> Response:
     record = player_record(request.app.state.sessions, name, viewer)
     return render(request, "pages/player.html", {"record": record})
 
@@ -74,7 +74,7 @@ def replay_page(
     request: Request,
     game_id: str,
     games: GamesDep,
-    viewer: BrowserPlayer,
+    viewer: ViewerDep,
     step: Annotated[int | None, Query(ge=0, le=100_000)] = None,
 ) -> Response:
     """A finished game, move by move. The page opens at the deal (move 0); each step asked

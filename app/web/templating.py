@@ -13,6 +13,7 @@ from app.config import PROJECT_DIR
 from app.engine import GAMES
 from app.engine.cards import SUIT_SYMBOLS
 from app.web.board import layout_css
+from app.web.csrf import session_token
 
 templates = Jinja2Templates(directory=PROJECT_DIR / "templates")
 # layout_css(rules): the table grid of a game, for every page that draws a board.
@@ -55,8 +56,10 @@ def prefs_of(request: Request) -> Prefs:
 
 
 def csrf_token(request: Request) -> str:
-    getter = request.scope.get("csrftoken")
-    return str(getter()) if callable(getter) else ""
+    """This browser session's CSRF token (made on first use); none under /api."""
+    if "session" not in request.scope:
+        return ""
+    return session_token(request.session)
 
 
 def render(request: Request, template: str, context: dict[str, Any], status: int = 200) -> Response:

@@ -5,7 +5,7 @@ between its actions with each pause counted up to the idle cap (setting ``IDLE_C
 Games played before this revision count their whole time until now, as before.
 
 Revision ID: 0007
-Revises: 0004
+Revises: 0005
 Create Date: 2026-11-23 19:20:00.000000
 """
 
@@ -15,7 +15,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision: str = "0007"
-down_revision: str | None = "0004"
+down_revision: str | None = "0005"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 

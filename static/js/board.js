@@ -541,7 +541,7 @@
     flight = null;
     if (status === 0) {
       say("The server could not be reached: nothing was moved. Try again.", true);
-    } else if (status >= 400 && status !== 409 && status !== 422) {
+    } else if (status >= 400 && ![409, 422, 429].includes(status)) {
       say("That did not work: please reload the page.", true);
     }
     if (from === form || from === undoForm) beep(ok);

@@ -84,6 +84,12 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
         "DATABASE_URL": url,
         "DEAL_KEY": DEVELOPMENT_KEY.decode(),  # the plans in the tests are for this key
         "LEADERBOARD_MIN_GAMES": "2",  # the new-player walk below plays two games
+        # Every browser of the suite comes from one address, far faster than people.
+        "RATE_LIMIT_NEW_PLAYERS": "100000/minute",
+        "RATE_LIMIT_NEW_GAMES": "100000/minute",
+        "RATE_LIMIT_MOVES": "100000/minute",
+        "RATE_LIMIT_SIGNIN": "100000/minute",
+        "RATE_LIMIT_ADDRESS": "1000000/minute",
     }
     log = where / "server.log"
     with log.open("wb") as out:
@@ -124,23 +130,40 @@ def browser(playwright: Playwright, server: Server) -> Iterator[Browser]:
     chromium.close()
 
 
+# Runs before any page script (and outside the page's CSP): every violation of the content
+# security policy is reported on the console, where the page fixture fails the test on it.
+REPORT_CSP = """
+document.addEventListener("securitypolicyviolation", (e) => {
+  console.error("CSP violation: " + e.violatedDirective + " blocked " + e.blockedURI);
+});
+"""
+
+
 @pytest.fixture()
 def context(browser: Browser, server: Server) -> Iterator[BrowserContext]:
-    """A fresh browser profile: a new anonymous player."""
+    """A fresh browser profile: a new visitor (a player once it acts)."""
     ctx = browser.new_context(base_url=server.url, viewport={"width": 1280, "height": 800})
     ctx.set_default_timeout(10_000)
+    ctx.add_init_script(REPORT_CSP)
     yield ctx
     ctx.close()
 
 
+def csp_problems(messages: list[str]) -> list[str]:
+    return [m for m in messages if "CSP violation" in m or "Content Security Policy" in m]
+
+
 @pytest.fixture()
 def page(context: BrowserContext) -> Iterator[Page]:
-    """A page that fails the test on any script error in the browser."""
+    """A page that fails the test on any script error or CSP violation in the browser."""
     errors: list[str] = []
+    console: list[str] = []
     p = context.new_page()
     p.on("pageerror", lambda exc: errors.append(str(exc)))
+    p.on("console", lambda msg: console.append(msg.text))
     yield p
     assert not errors, f"script errors in the page: {errors}"
+    assert not csp_problems(console), f"CSP violations: {csp_problems(console)}"
 
 
 @pytest.fixture(scope="session")

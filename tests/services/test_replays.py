@@ -66,7 +66,8 @@ def test_check_replays_command(
     summary = capsys.readouterr().out
     total = len(game_ids(app.state.games))
     assert f"Checked {total} games: {total} ok, 0 mismatched." in summary
-    assert main(["check-replays", "--game-id", played[0]], settings) == 0
+    # "=": a random id may start with "-", which argparse would take for an option.
+    assert main(["check-replays", f"--game-id={played[0]}"], settings) == 0
     assert "Checked 1 game: 1 ok, 0 mismatched." in capsys.readouterr().out
     assert main(["check-replays", "--game-id", "no-such-game"], settings) == 1
     assert "MISMATCH no-such-game" in capsys.readouterr().out
@@ -79,7 +80,7 @@ def test_check_replays_command(
         original = record.state
         record.state = dumps(get_ruleset(record.game).deal(record.deal + 1))
     try:
-        assert main(["check-replays", "--game-id", victim], settings) == 1
+        assert main(["check-replays", f"--game-id={victim}"], settings) == 1
         out = capsys.readouterr().out
         assert f"MISMATCH {victim}:" in out
         assert "Checked 1 game: 0 ok, 1 mismatched." in out
@@ -88,7 +89,7 @@ def test_check_replays_command(
             record = db.get(Game, victim)
             assert record is not None
             record.state = original
-    assert main(["check-replays", "--game-id", victim], settings) == 0
+    assert main(["check-replays", f"--game-id={victim}"], settings) == 0
 
 
 def test_check_replays_reports_an_unreadable_database(

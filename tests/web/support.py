@@ -14,6 +14,40 @@ from app.db.models import Game, MoveRecord
 
 GAME_SLUGS = ("quadrangle", "quadruple-interchange", "corners", "castles-end", "patriarchs")
 PILE_ID_RE = re.compile(r'id="pile-([a-z0-9]+)"')
+CSRF_RE = re.compile(r'name="csrftoken" value="([^"]+)"')
+_TOKENS: dict[int, str] = {}  # id(client) → the CSRF token its session was issued
+
+
+def csrf(client: TestClient, fresh: bool = False) -> str:
+    """The CSRF token of a browser client's session, read from a page as a browser gets it.
+
+    The token belongs to the session, so it stays the same until the session is replaced
+    (sign-in, sign-out): ``browser_post`` forgets it then."""
+    token = None if fresh else _TOKENS.get(id(client))
+    if token is None:
+        page = client.get("/account")
+        assert page.status_code == 200, page.text
+        found = CSRF_RE.search(page.text)
+        assert found, "no CSRF token on the account page"
+        token = _TOKENS[id(client)] = found.group(1)
+    return token
+
+
+def forget_csrf(client: TestClient) -> None:
+    _TOKENS.pop(id(client), None)
+
+
+def browser_post(
+    client: TestClient, url: str, data: dict[str, str], htmx: bool = False
+) -> httpx.Response:
+    """A form post with this browser's CSRF token, as the page's form would send it."""
+    headers = {"HX-Request": "true"} if htmx else {}
+    response = client.post(
+        url, data={**data, "csrftoken": csrf(client)}, headers=headers, follow_redirects=False
+    )
+    if url in ("/signin", "/signout"):
+        forget_csrf(client)  # a new session, a new token
+    return response
 
 
 def start(api: TestClient, game: str = "quadrangle", deal: int = 1) -> dict[str, Any]:
@@ -37,12 +71,6 @@ def start_as(
     assert response.status_code == 201, response.text
     data: dict[str, Any] = response.json()
     return data
-
-
-def csrf(client: TestClient) -> str:
-    if "csrftoken" not in client.cookies:
-        assert client.get("/").status_code == 200
-    return str(client.cookies["csrftoken"])
 
 
 def new_game(client: TestClient, slug: str, deal: int = 1) -> str:

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from fastapi.testclient import TestClient
 
+from tests.web.support import csrf
+
 
 def test_play_a_corners_game_through_the_api(api: TestClient) -> None:
     started = api.post("/api/games", json={"game": "corners", "deal": 1})
@@ -34,7 +36,7 @@ def test_play_a_corners_game_through_the_api(api: TestClient) -> None:
 def test_board_page_and_browser_move(client: TestClient) -> None:
     home = client.get("/")
     assert home.status_code == 200
-    token = client.cookies["csrftoken"]
+    token = csrf(client)
     start = client.post(
         "/games",
         data={"game": "quadrangle", "deal": "1", "csrftoken": token},

@@ -22,16 +22,17 @@ from sqlalchemy import func, select
 from app.db.models import Game, Player
 from app.engine import GAMES
 from app.main import SESSION_COOKIE
-from tests.web.support import GAME_SLUGS, error_code, pile_ids, snapshot, start
+from tests.web.support import (
+    GAME_SLUGS,
+    browser_post,
+    csrf,
+    error_code,
+    pile_ids,
+    snapshot,
+    start,
+)
 
 PASSWORD = "correct horse battery staple"
-
-
-def csrf(client: TestClient) -> str:
-    """The CSRF token of a browser client, visiting the home page first if it has none."""
-    if "csrftoken" not in client.cookies:
-        assert client.get("/").status_code == 200
-    return str(client.cookies["csrftoken"])
 
 
 def new_browser_game(client: TestClient, game: str = "quadrangle", deal: str = "1") -> str:
@@ -69,13 +70,6 @@ def games_count(app: FastAPI, player_id: str) -> int:
         return int(db.scalar(query) or 0)
 
 
-def browser_post(client: TestClient, url: str, data: dict[str, str], htmx: bool = False) -> Any:
-    headers = {"HX-Request": "true"} if htmx else {}
-    return client.post(
-        url, data={**data, "csrftoken": csrf(client)}, headers=headers, follow_redirects=False
-    )
-
-
 # -- identity ----------------------------------------------------------------------------------
 
 
@@ -88,10 +82,12 @@ def test_first_visit_sets_a_signed_httponly_lax_cookie(client: TestClient, app: 
     attributes = [a.strip().lower() for a in cookies[0].split(";")]
     assert "httponly" in attributes
     assert "samesite=lax" in attributes
-    assert players_count(app) == before + 1  # an anonymous player
+    assert "secure" not in attributes  # not in development and test: see test_security.py
+    assert players_count(app) == before  # lazy players: a visit alone makes none
+    game_id = new_browser_game(client)
+    assert players_count(app) == before + 1  # the first action makes an anonymous player
     assert client.get("/").status_code == 200
     assert players_count(app) == before + 1  # the same one on the next visit
-    game_id = new_browser_game(client)
     player = player_of(client, game_id)
     assert re.fullmatch(r"[A-Za-z0-9_-]{3,24}", player["name"])
     assert player_of(client, new_browser_game(client)) == player

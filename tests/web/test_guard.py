@@ -19,7 +19,7 @@ from fastapi.testclient import TestClient
 from app.engine import get_ruleset
 from app.engine.deals import deal_seed
 from tests.web.hidden import HiddenCardGuard
-from tests.web.support import finish_deal, move, start
+from tests.web.support import csrf, finish_deal, move, start
 
 HTML = {"content-type": "text/html; charset=utf-8"}
 
@@ -109,7 +109,7 @@ def test_the_guard_checks_what_a_session_shows(
     after_page = guard.checked_games
     assert after_page > after_json, "the guard no longer recognises the board page"
     client.get("/")
-    token = client.cookies["csrftoken"]
+    token = csrf(client)
     mine = client.post(
         "/games", data={"game": "quadrangle", "deal": "1", "csrftoken": token}
     ).url.path.rsplit("/", 1)[1]

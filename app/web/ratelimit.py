@@ -1,0 +1,148 @@
+"""Rate limits on abuse, with the ``limits`` library: per player and per address.
+
+Counts live in memory (one count per process) unless ``REDIS_URL`` is set: then every process
+and every app instance shares them through Redis, under the key prefix ``RATE_LIMIT_PREFIX``.
+A request over a limit gets ``429`` with ``Retry-After`` (seconds until the window frees up).
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+import time
+from dataclasses import dataclass
+
+from fastapi import Request
+from limits import RateLimitItem, parse_many
+from limits.errors import StorageError
+from limits.storage import MemoryStorage, RedisStorage, Storage
+from limits.strategies import FixedWindowRateLimiter
+
+from app.config import Settings
+from app.services.errors import ServiceError
+
+log = logging.getLogger(__name__)
+
+
+class RateLimited(ServiceError):
+    status, code = 429, "rate_limited"
+
+    def __init__(self, message: str, retry_after: int) -> None:
+        super().__init__(message)
+        self.retry_after = retry_after
+        self.headers = {"Retry-After": str(retry_after)}
+
+
+@dataclass(frozen=True)
+class Rule:
+    name: str
+    items: tuple[RateLimitItem, ...]
+    message: str
+
+
+class SweepingMemoryStorage(MemoryStorage):
+    """limits' MemoryStorage, without its timer thread.
+
+    The library starts a ``threading.Timer`` after every increment whose previous timer has
+    finished (10 ms), to drop expired keys: under load that is a new thread a hundred times a
+    second per process, fighting the request threads for the GIL. Fixed windows expire their
+    counters lazily on read anyway; the keys nobody reads again are swept here, in the
+    request's thread, once a minute. (Overrides the private ``__schedule_expiry`` of
+    limits 5.8, which is pinned; tests/web/test_security.py checks no thread is started.)
+    """
+
+    SWEEP_SECONDS = 60.0
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._next_sweep = time.monotonic() + self.SWEEP_SECONDS
+
+    def _MemoryStorage__schedule_expiry(self) -> None:
+        now = time.monotonic()
+        if now >= self._next_sweep:
+            self._next_sweep = now + self.SWEEP_SECONDS
+            self._MemoryStorage__expire_events()  # type: ignore[attr-defined]
+
+
+def _rule(name: str, text: str, message: str) -> Rule:
+    return Rule(name, tuple(parse_many(text)), message)
+
+
+class RateLimits:
+    """The app's limits; ``hit(rule, key)`` counts one action or raises :class:`RateLimited`."""
+
+    def __init__(self, settings: Settings) -> None:
+        self.enabled = settings.rate_limits_enabled
+        self.storage: Storage
+        if settings.redis_url:
+            self.storage = RedisStorage(
+                settings.redis_url,
+                key_prefix=f"{settings.rate_limit_prefix}:limits",
+                wrap_exceptions=True,
+                socket_connect_timeout=0.5,
+                socket_timeout=0.5,
+            )
+        else:
+            self.storage = SweepingMemoryStorage()
+        self.limiter = FixedWindowRateLimiter(self.storage)
+        self.signin = _rule(
+            "signin", settings.rate_limit_signin, "Too many sign-in attempts; wait and try again."
+        )
+        self.new_players = _rule(
+            "players",
+            settings.rate_limit_new_players,
+            "Too many new players from this address; wait and try again.",
+        )
+        self.new_games = _rule(
+            "games", settings.rate_limit_new_games, "Too many new games; wait and try again."
+        )
+        self.moves = _rule(
+            "moves", settings.rate_limit_moves, "Too many moves at once; wait a moment."
+        )
+        self.address = _rule(
+            "address", settings.rate_limit_address, "Too many requests from this address."
+        )
+
+    def hit(self, rule: Rule, key: str) -> None:
+        if not self.enabled:
+            return
+        for item in rule.items:
+            try:
+                allowed = self.limiter.hit(item, rule.name, key)
+                stats = None if allowed else self.limiter.get_window_stats(item, rule.name, key)
+            except StorageError as exc:
+                # Redis unreachable: the limits fail open (players keep playing) and say so.
+                log.warning("rate limits unavailable, not counting: %s", exc)
+                return
+            if stats is not None:
+                retry = max(1, math.ceil(stats.reset_time - time.time()))
+                raise RateLimited(f"{rule.message} (try again in {retry} s)", retry)
+
+    def hit_address(self, request: Request, rule: Rule | None = None) -> None:
+        """Counts against the address's overall limit, and against ``rule`` for it."""
+        address = client_address(request)
+        if rule is not None:
+            self.hit(rule, address)
+        self.hit(self.address, address)
+
+    def clear(self) -> None:
+        self.storage.reset()
+
+
+def client_address(request: Request) -> str:
+    # uvicorn's --proxy-headers puts the client's address here from the trusted proxies'
+    # X-Forwarded-For (FORWARDED_ALLOW_IPS); a direct client's own address otherwise.
+    return request.client.host if request.client else "unknown"
+
+
+def limits_of(request: Request) -> RateLimits:
+    limits: RateLimits = request.app.state.limits
+    return limits
+
+
+def limit_player(request: Request, what: str, player: str) -> None:
+    """The per-player limit of ``what`` (``games``, or ``moves`` for every board action) and
+    the address's overall limit."""
+    limits = limits_of(request)
+    limits.hit(limits.new_games if what == "games" else limits.moves, player)
+    limits.hit_address(request)
