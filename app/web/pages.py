@@ -309,7 +309,9 @@ def sign_in(
         # The account page again, its sign-in form included, with the reason: a typo is easy
         # to correct there.
         message = f"Not signed in: {exc.message}"
-        return _account_page(request, viewer, players, None, message, exc.status)
+        response = _account_page(request, viewer, players, None, message, exc.status)
+        response.headers.update(getattr(exc, "headers", {}))  # Retry-After when rate-limited
+        return response
     sign_session_in(request, player.id, player.session_version)
     return _back_to_account(request, f"Signed in as {player.name}.")
 
