@@ -77,6 +77,8 @@ class Settings(BaseSettings):
     # Recent-period leaderboards add up many rows: their rows are served for this long, then
     # refreshed in the background (0: computed on every request).
     leaderboard_cache_seconds: float = Field(default=30.0, ge=0)
+    # Active time: a pause between two actions of a game counts up to this many seconds.
+    idle_cap_seconds: float = Field(default=120.0, gt=0)
     # Per worker process; keep workers × pool below PostgreSQL's max_connections.
     db_pool_size: int = Field(default=10, ge=1)
     # Threads per process for blocking work (bench/RESULTS.md: 2 beat 4, 16 and 40).

@@ -94,7 +94,10 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.state.engine = engine
     app.state.sessions = sessions
     app.state.games = Games(
-        sessions, settings.deal_key_bytes, max_moves=settings.max_moves_per_game
+        sessions,
+        settings.deal_key_bytes,
+        max_moves=settings.max_moves_per_game,
+        idle_cap_ms=int(settings.idle_cap_seconds * 1000),
     )
     app.state.players = Players(sessions)
     app.state.deals = Deals(sessions, settings.deal_key_bytes)

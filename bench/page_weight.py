@@ -44,7 +44,7 @@ from tests.databases import migrate
 
 RESULTS = Path(__file__).resolve().parent / "RESULTS.md"
 HEADING = "## Board weight (bench/page_weight.py)"
-DATE = "2026-11-21"
+DATE = "2026-11-23"
 PAGE_BUDGET = 60 * 1024
 FRAGMENT_BUDGET = 2048
 HX = {"HX-Request": "true"}
@@ -102,7 +102,7 @@ def start(client: TestClient, slug: str, deal: int) -> str:
 def play(client: TestClient, where: str, rng: random.Random, moves: int, out: GameWeight) -> None:
     for _ in range(moves):
         state = client.get(f"/api{where}").json()
-        if state["status"] != "playing":
+        if state["status"] != "playing" or not state["legal_moves"]:  # over, or no move left
             return
         legal = state["legal_moves"]
         cards = [m for m in legal if m["from"] != "stock" and m["to"] != "stock"]

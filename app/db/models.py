@@ -113,7 +113,10 @@ class Game(Base):
     updated_at: Mapped[datetime] = mapped_column(UTCDateTime())
     first_move_at: Mapped[datetime | None] = mapped_column(UTCDateTime())
     finished_at: Mapped[datetime | None] = mapped_column(UTCDateTime())
-    # Time from the first move to the end, set when the game ends.
+    # Active time from the first move: the pauses between actions, each counted up to the idle
+    # cap (a setting), so a closed tab or a break does not count. Kept current on every action.
+    active_ms: Mapped[int] = mapped_column(BigInteger, default=0, server_default="0")
+    # The active time when the game ended (what records compare), set when it ends.
     duration_ms: Mapped[int | None] = mapped_column(BigInteger)
 
 

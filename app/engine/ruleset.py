@@ -135,10 +135,13 @@ class Ruleset(ABC):
     def is_won(self, state: State) -> bool:
         return sum(len(state.piles[i]) for i in self.foundations) == self.cards
 
-    def status(self, state: State) -> Status:
+    def status(self, state: State, can_undo: bool = False) -> Status:
+        """Won, lost or still playing. With no legal move left the game goes on while the last
+        step can be taken back (``can_undo``: it revealed nothing); the player may undo it or
+        resign. Only when nothing can be undone either is the game lost by itself."""
         if self.is_won(state):
             return Status.WON
-        return Status.PLAYING if self.legal_moves(state) else Status.LOST
+        return Status.PLAYING if can_undo or self.legal_moves(state) else Status.LOST
 
     def base_rank(self, state: State) -> int | None:
         """The rank every foundation starts from, where the game has one and it is known."""

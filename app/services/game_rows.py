@@ -59,6 +59,7 @@ class GameRow:
     first_move_at: datetime | None
     finished_at: datetime | None
     duration_ms: int | None
+    active_ms: int = 0
 
 
 GAME = cast(Table, Game.__table__)
@@ -66,7 +67,7 @@ MOVE = cast(Table, MoveRecord.__table__)
 _PLAYER = cast(Table, Player.__table__)
 MUTABLE = (
     "rated", "state", "version", "status", "moves", "undos", "can_undo", "updated_at",
-    "first_move_at", "finished_at", "duration_ms",
+    "first_move_at", "finished_at", "duration_ms", "active_ms",
 )  # fmt: skip
 _TIMES = ("created_at", "updated_at", "first_move_at", "finished_at")
 

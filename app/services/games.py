@@ -22,7 +22,7 @@ from sqlalchemy import Connection, Engine, insert, select
 from sqlalchemy.orm import Session, sessionmaker
 
 from app.db.faults import OutcomeUnknown, is_disconnect, summary
-from app.db.models import Game, Player
+from app.db.models import Game, Player, as_utc
 from app.db.session import make_move_engine
 from app.engine import (
     MAX_DEAL,
@@ -124,6 +124,7 @@ class GameView:
     legal_moves: list[Move]
     log: list[str] | None = None  # only for finished games shown whole
     step: Step | None = None  # the step just played, for fragments of the changed piles
+    idle_cap_ms: int = 120_000  # how long a pause counts in the active time, at most
     # A finished game shown to a viewer who has not finished its deal keeps its hidden cards
     # hidden (the same-deal rule): they may still play the deal themselves.
     masked: bool = False
@@ -176,6 +177,7 @@ class GameView:
             "on_foundations": rules.on_foundations(self.state),
             "cards": rules.cards,
             "started_at": _iso(g.first_move_at),
+            "active_ms": g.active_ms,
             "finished_at": _iso(g.finished_at),
             "piles": self.piles(),
             "legal_moves": [
@@ -200,6 +202,7 @@ class ReplayView:
     view: GameView  # the board after ``step`` moves
     moves: list[str]
     step: int
+    start: State | None = None  # the deal as dealt (a finished game's: every card may be shown)
 
 
 @dataclass
@@ -215,6 +218,8 @@ class Games:
     sessions: sessionmaker[Session]
     deal_key: bytes
     max_moves: int = DEFAULT_MAX_MOVES  # accepted moves per game; the last one ends it as lost
+    # Active time: each pause between two actions counts up to this long (IDLE_CAP_SECONDS).
+    idle_cap_ms: int = 120_000
     _rng: secrets.SystemRandom = field(default_factory=secrets.SystemRandom)
     move_engine: Engine = field(init=False)
     move_transaction: Transactions = field(init=False)
@@ -274,7 +279,7 @@ class Games:
                 rated=rated,
                 state=dumps(state),
                 version=0,
-                status=_status(rules, state, legal),
+                status=_status(rules, state, legal, False),
                 moves=0,
                 undos=0,
                 can_undo=False,
@@ -283,11 +288,15 @@ class Games:
                 first_move_at=None,
                 finished_at=None,
                 duration_ms=None,
+                active_ms=0,
             )
             db.execute(insert(GAME).values(**vars(record)))
             if rated:  # it counts as played from now on: the player has seen the layout
                 stats.count_dealt(db.connection(), record, stamp)
-            return GameView(record, name, rules, state, legal, max_moves=self.max_moves)
+            return GameView(
+                record, name, rules, state, legal, max_moves=self.max_moves,
+                idle_cap_ms=self.idle_cap_ms,
+            )  # fmt: skip
 
     def get(self, game_id: str, viewer: str | None) -> GameView:
         """A game as ``viewer`` (None: nobody signed in) may see it: the same-deal rule."""
@@ -372,15 +381,18 @@ class Games:
             record.state = dumps(step.after)
             record.moves += 1
             record.can_undo = not step.revealed
+            self._tick(record, stamp)
             record.first_move_at = record.first_move_at or stamp
-            status = _status(rules, step.after, legal)
+            status = _status(rules, step.after, legal, record.can_undo)
             if status == Status.PLAYING and record.moves >= self.max_moves:
                 status, legal = Status.LOST, []  # the move cap ends the game (README)
             self._advance(record, status, stamp)
             if record.status != Status.PLAYING:
                 stats.count_finished(tx.db, record, stamp)
-            view = GameView(record, name, rules, step.after, legal, step=step)
-            view.max_moves = self.max_moves
+            view = GameView(
+                record, name, rules, step.after, legal, step=step, max_moves=self.max_moves,
+                idle_cap_ms=self.idle_cap_ms,
+            )  # fmt: skip
             if view.finished:
                 view.log = [*self._log(tx.db, game_id), str(move)]
             response = json.dumps(view.to_json()) if idempotency_key else None
@@ -436,13 +448,21 @@ class Games:
             record.undos += 1
             record.can_undo = bool(kept) and not kept[-1].revealed
             legal = rules.legal_moves(state)
+            self._tick(record, stamp)
             self._advance(record, Status.PLAYING, stamp)
             changed = tuple(
                 pid for pid, a, b in zip(rules.pile_ids, before.piles, state.piles) if a != b
             )
             undo_step = Step(before, Move.parse(active[-1].notation), state, False, changed)
             view = GameView(
-                record, name, rules, state, legal, step=undo_step, max_moves=self.max_moves
+                record,
+                name,
+                rules,
+                state,
+                legal,
+                step=undo_step,
+                max_moves=self.max_moves,
+                idle_cap_ms=self.idle_cap_ms,
             )
             response = json.dumps(view.to_json()) if idempotency_key else None
             _save(db, record)
@@ -469,6 +489,7 @@ class Games:
                 raise GameOver("The game is already over.")
             self._check_version(record, version)
             stamp = now()
+            self._tick(record, stamp)
             self._advance(record, Status.LOST, stamp)
             stats.count_finished(db.connection(), record, stamp)
             _save(db, record)
@@ -493,9 +514,12 @@ class Games:
             at = len(moves) if step is None else max(0, min(step, len(moves)))
             state = self._finished_state_at(db, record, entries, at)
         rules = get_ruleset(record.game)
-        return ReplayView(
-            GameView(record, name, rules, state, [], moves, max_moves=self.max_moves), moves, at
-        )
+        start = rules.deal(record.deal, self.deal_key)
+        view = GameView(
+            record, name, rules, state, [], moves, max_moves=self.max_moves,
+            idle_cap_ms=self.idle_cap_ms,
+        )  # fmt: skip
+        return ReplayView(view, moves, at, start)
 
     # -- the move log ---------------------------------------------------------------------
 
@@ -527,7 +551,15 @@ class Games:
         legal = [] if finished else rules.legal_moves(state)
         log = self._log(db, record.id) if finished and not masked else None
         return GameView(
-            record, name, rules, state, legal, log, masked=masked, max_moves=self.max_moves
+            record,
+            name,
+            rules,
+            state,
+            legal,
+            log,
+            masked=masked,
+            max_moves=self.max_moves,
+            idle_cap_ms=self.idle_cap_ms,
         )
 
     @staticmethod
@@ -564,6 +596,17 @@ class Games:
                 f"{record.version}); here is the current board."
             )
 
+    def _tick(self, record: GameRow, stamp: datetime) -> None:
+        """Adds the pause since the game's last action to its active time, up to the idle cap;
+        nothing before the first move. Computed here and written by the action's own UPDATE:
+        no extra statement on the move path."""
+        if record.first_move_at is None:
+            return
+        last = as_utc(record.updated_at)
+        assert last is not None
+        pause = int((stamp - last).total_seconds() * 1000)
+        record.active_ms += max(0, min(pause, self.idle_cap_ms))
+
     @staticmethod
     def _advance(record: GameRow, status: str, stamp: datetime) -> None:
         record.version += 1
@@ -572,10 +615,8 @@ class Games:
         if status != Status.PLAYING:
             record.finished_at = stamp
             if record.first_move_at is not None:
-                started = record.first_move_at
-                if started.tzinfo is None:  # SQLite hands back naive UTC datetimes
-                    started = started.replace(tzinfo=stamp.tzinfo)
-                record.duration_ms = int((stamp - started).total_seconds() * 1000)
+                # What records compare: the active time, not the time since the first move.
+                record.duration_ms = record.active_ms
 
     @staticmethod
     def _records(db: Session | Connection, game_id: str) -> Sequence[Any]:
@@ -676,10 +717,12 @@ def active_moves(records: Sequence[Any]) -> list[tuple[str, bool]]:
     return stack
 
 
-def _status(rules: Ruleset, state: State, legal: list[Move]) -> str:
+def _status(rules: Ruleset, state: State, legal: list[Move], can_undo: bool) -> str:
+    """As ``Ruleset.status``, from legal moves already computed: with no legal move left the
+    game stays in play while its last step can be undone (contract v2, "No moves left")."""
     if rules.is_won(state):
         return Status.WON
-    return Status.PLAYING if legal else Status.LOST
+    return Status.PLAYING if legal or can_undo else Status.LOST
 
 
 @dataclass(frozen=True)

@@ -14,8 +14,9 @@ from typing import Any
 
 from markupsafe import Markup
 
+from app.db.models import as_utc
 from app.engine import Fan, Move, PileKind, Ruleset, State, Step
-from app.engine.cards import RANK_LABELS, RANKS, label_of, name_of, parse_code
+from app.engine.cards import RANK_LABELS, RANKS, SUIT_SYMBOLS, label_of, name_of, parse_code
 from app.services.games import GameView
 
 # Games where a run of several cards moves together (rules.md §3, I3).
@@ -126,6 +127,11 @@ def layout_css(rules: Ruleset) -> Markup:
             f"#pile-{spec.id}{{grid-area:{spec.row + 1}/{spec.col + 1}}}"
             f'#pile-{spec.id}::before{{content:{_css_string(caption)}/""}}'
         )
+    # Rows above the last hold squared piles: a card high each, whatever they hold, so that no
+    # row ever changes the height of another (the table never moves under the pointer).
+    rows = rules.layout.rows
+    fixed = f"repeat({rows - 1},var(--card-h)) " if rows > 1 else ""
+    rules_css.append(f"#table{{grid-template-rows:{fixed}auto}}")
     rules_css.append(_folded_css(rules))
     # The labels are the engine's own constants; nothing a player typed reaches this block.
     return Markup("\n".join(rules_css))
@@ -141,7 +147,7 @@ def _folded_css(rules: Ruleset) -> str:
     if cols <= FOLD_ABOVE:
         return ""
     half = (cols + 1) // 2
-    cells = [f".pref-large .table{{--cols:{half}!important}}"]
+    cells = [f".pref-large .table{{--cols:{half}!important;grid-template-rows:none!important}}"]
     for spec in rules.layout.piles:
         same_row = [p.col for p in rules.layout.piles if p.row == spec.row]
         first, span = min(same_row), max(same_row) - min(same_row) + 1
@@ -158,19 +164,29 @@ def pile_choices(rules: Ruleset) -> list[tuple[str, str]]:
     return [(p.id, pile_title(rules, p.id)) for p in rules.layout.piles]
 
 
+def _idle_ms(view: GameView) -> int:
+    """How long the game in play has waited since its last action (0 before the first move)."""
+    g = view.record
+    if g.first_move_at is None or view.finished:
+        return 0
+    last = as_utc(g.updated_at)
+    assert last is not None
+    return max(0, int((datetime.now(UTC) - last).total_seconds() * 1000))
+
+
 def _elapsed_seconds(view: GameView) -> int:
+    """The active time: the server's count up to the last action, plus the current pause up to
+    the idle cap while the game is in play."""
     g = view.record
     if g.duration_ms is not None:
         return g.duration_ms // 1000
-    if g.first_move_at is None:
-        return 0
-    end = g.finished_at or datetime.now(UTC)
-    start = g.first_move_at
-    if start.tzinfo is None:  # SQLite hands back naive UTC datetimes
-        start = start.replace(tzinfo=UTC)
-    if end.tzinfo is None:
-        end = end.replace(tzinfo=UTC)
-    return max(0, int((end - start).total_seconds()))
+    return (g.active_ms + min(_idle_ms(view), view.idle_cap_ms)) // 1000
+
+
+def duration_words(seconds: int) -> str:
+    if seconds % 60 == 0:
+        return f"{seconds // 60} minute{'s' * (seconds != 60)}"
+    return f"{seconds} second{'s' * (seconds != 1)}"
 
 
 def clock_text(seconds: int) -> str:
@@ -179,20 +195,64 @@ def clock_text(seconds: int) -> str:
     return f"{hours}:{minutes:02d}:{secs:02d}" if hours else f"{minutes}:{secs:02d}"
 
 
+# Games with every card face up: looking one move ahead reveals nothing.
+OPEN_GAMES = frozenset({"castles-end"})
+
+
+def dead_ends(rules: Ruleset, state: State, legal: list[Move]) -> list[Move]:
+    """The base choices (Castle's End, rules.md §5 E1) after which no legal move is left, so the
+    board can warn before one is made. Only while the base is unchosen, and only in a game
+    whose cards are all face up."""
+    if rules.slug not in OPEN_GAMES or rules.base_rank(state) is not None:
+        return []
+    return [m for m in legal if not rules.legal_moves(rules.apply(state, m))]
+
+
+def finish_moves(rules: Ruleset, state: State, legal: list[Move]) -> list[Move] | None:
+    """The moves that finish the game when every card left can go up without a choice: no
+    card is hidden (face down or in the stock) and sending cards to the foundations, one after
+    another, wins. None when that is not so. Looked at only once nothing is hidden."""
+    if not legal or (rules.stock >= 0 and state.piles[rules.stock]):
+        return None
+    if any(c < 0 for pile in state.piles for c in pile):
+        return None
+    moves: list[Move] = []
+    for _ in range(rules.cards):
+        if rules.is_won(state):
+            return moves
+        up = [
+            m
+            for m in rules.legal_moves(state)
+            if rules.kind(rules.pile_index(m.target)) is PileKind.FOUNDATION
+            and rules.kind(rules.pile_index(m.source)) is not PileKind.FOUNDATION
+        ]
+        if not up:
+            return None
+        moves.append(up[0])
+        state = rules.apply(state, up[0])
+    return moves if rules.is_won(state) else None
+
+
 def status_context(view: GameView) -> dict[str, Any]:
     g, rules, state = view.record, view.rules, view.state
     base = rules.base_rank(state)
     redeals = rules.redeals_left(state)
-    facts: list[tuple[str, str]] = [
-        ("Moves", str(g.moves)),
-        ("Foundations", f"{rules.on_foundations(state)}/{rules.cards}"),
+    # Each fact with the width of its longest value (in digits), so that the line of facts
+    # never rewraps as numbers grow: the table below it never moves.
+    facts: list[tuple[str, str, int]] = [
+        ("Moves", str(g.moves), 3),
+        (
+            "Foundations",
+            f"{rules.on_foundations(state)}/{rules.cards}",
+            2 * len(str(rules.cards)) + 1,
+        ),
     ]
     if rules.stock >= 0:
-        facts.append(("Stock", str(len(state.piles[rules.stock]))))
+        facts.append(("Stock", str(len(state.piles[rules.stock])), len(str(rules.cards))))
     if redeals is not None:
-        facts.append(("Redeals left", str(redeals)))
-    if base is not None and rules.slug != "quadruple-interchange":
-        facts.append(("Base", RANK_LABELS[base - 1]))
+        facts.append(("Redeals left", str(redeals), 1))
+    if rules.slug in OPEN_GAMES or (base is not None and rules.slug != "quadruple-interchange"):
+        facts.append(("Base", "—" if base is None else RANK_LABELS[base - 1], 2))
     elapsed = _elapsed_seconds(view)
     summary = None
     if view.finished:
@@ -207,6 +267,10 @@ def status_context(view: GameView) -> dict[str, Any]:
                 f"foundations in {moves}."
             ),
         }
+    # No legal move left, yet the last step can be undone: the player decides (contract v2).
+    stuck = not view.finished and not view.legal_moves
+    traps = [] if view.finished else dead_ends(rules, state, view.legal_moves)
+    finish = None if view.finished else finish_moves(rules, state, view.legal_moves)
     return {
         "game_id": g.id,
         "slug": rules.slug,
@@ -222,8 +286,17 @@ def status_context(view: GameView) -> dict[str, Any]:
         "base_rank": base,
         "legal_moves": [str(m) for m in view.legal_moves],
         "legal": " ".join(str(m) for m in view.legal_moves),
+        "stuck": stuck,
+        "can_finish": bool(finish),
+        "traps": " ".join(str(m) for m in traps),
         "facts": facts,
         "elapsed": elapsed,
+        # The client's clock goes on from the active time at the last action, for at most the
+        # idle cap: the same count the server keeps.
+        "active": g.active_ms // 1000,
+        "idle": _idle_ms(view) // 1000,
+        "cap": view.idle_cap_ms // 1000,
+        "cap_text": duration_words(view.idle_cap_ms // 1000),
         "elapsed_text": clock_text(elapsed),
         "running": g.first_move_at is not None and not view.finished,
         "finished": view.finished,
@@ -299,3 +372,45 @@ def auto_move_candidate(rules: Ruleset, state: State, legal: list[Move], keep: s
         if len(moves) == 1 and state.piles[rules.pile_index(moves[0].target)]:
             return moves[0]
     return None
+
+
+# -- a replay's moves in a player's words -------------------------------------------------------
+
+
+def _suit_of(card: int) -> str:
+    return SUIT_SYMBOLS[(card if card >= 0 else ~card) // 13]
+
+
+def _foundation_words(rules: Ruleset, pile_id: str, card: int) -> str:
+    spec = rules.layout.piles[rules.layout.index[pile_id]]
+    return f"the {spec.label or _suit_of(card)} foundation"
+
+
+def move_words(rules: Ruleset, before: State, move: Move) -> str:
+    """One move of a finished game as a player says it: "7♦ to the ♦ foundation"."""
+    if move.source == "stock":
+        top = before.piles[rules.stock][-1]
+        return f"Dealt {label_of(top if top >= 0 else ~top)}"
+    if move.target == "stock":
+        return "Turned the waste over"
+    src, dst = rules.pile_index(move.source), rules.pile_index(move.target)
+    cards = [c if c >= 0 else ~c for c in before.piles[src][-move.count :]]
+    what = label_of(cards[0]) if len(cards) == 1 else f"{label_of(cards[0])}–{label_of(cards[-1])}"
+    if rules.kind(src) is PileKind.FOUNDATION:
+        what = f"{what} from {_foundation_words(rules, move.source, cards[0])}"
+    if rules.kind(dst) is PileKind.FOUNDATION:
+        return f"{what} to {_foundation_words(rules, move.target, cards[0])}"
+    onto = before.piles[dst]
+    if onto:
+        return f"{what} onto {label_of(onto[-1] if onto[-1] >= 0 else ~onto[-1])}"
+    return f"{what} to the empty {rules.pile_name(dst)}"
+
+
+def replay_words(rules: Ruleset, start: State, moves: list[str]) -> list[str]:
+    out = []
+    state = start
+    for text in moves:
+        move = Move.parse(text)
+        out.append(move_words(rules, state, move))
+        state = rules.apply(state, move)
+    return out

@@ -19,7 +19,14 @@ from app.services.errors import NotFound, ServiceError
 from app.services.games import GameView
 from app.services.history import History, MyGames
 from app.services.players import check_name, name_key
-from app.web.board import RUN_GAMES, clock_text, pile_choices, pile_views, status_context
+from app.web.board import (
+    RUN_GAMES,
+    clock_text,
+    duration_words,
+    pile_choices,
+    pile_views,
+    status_context,
+)
 from app.web.deps import (
     SESSION_VERSION,
     BrowserPlayer,
@@ -100,7 +107,10 @@ def deal_page(
     request: Request, game: str, number: str, deals: DealsDep, viewer: ViewerDep
 ) -> Response:
     summary = deals.summary(game, number, viewer)
-    return render(request, "pages/deal.html", {"deal": summary, "rules": summary.rules})
+    cap = duration_words(int(request.app.state.settings.idle_cap_seconds))
+    return render(
+        request, "pages/deal.html", {"deal": summary, "rules": summary.rules, "idle_cap": cap}
+    )
 
 
 @router.get("/games/{game_id}")
@@ -156,9 +166,14 @@ def save_prefs(
     auto: Annotated[str, Form(max_length=8)] = "",
     four: Annotated[str, Form(max_length=8)] = "",
     large: Annotated[str, Form(max_length=8)] = "",
+    sound: Annotated[str, Form(max_length=8)] = "",
     back: Annotated[str, Form(max_length=200)] = "/",
 ) -> Response:
-    chosen = {name for name, value in (("auto", auto), ("four", four), ("large", large)) if value}
+    chosen = {
+        name
+        for name, value in (("auto", auto), ("four", four), ("large", large), ("sound", sound))
+        if value
+    }
     prefs = Prefs(frozenset(chosen & PREF_FLAGS.keys()))
     # Only a path on this site: never an open redirect.
     target = back if SAFE_BACK.fullmatch(back) else "/"
@@ -178,7 +193,23 @@ def save_prefs(
 def _rules_html(slug: str) -> Markup:
     text = (PROJECT_DIR / "docs" / "rules" / f"{slug}.md").read_text(encoding="utf-8")
     # The rule pages are our own files; html=False still keeps any raw HTML out.
-    return Markup(MarkdownIt("commonmark", {"html": False}).enable("table").render(text))
+    html = MarkdownIt("commonmark", {"html": False}).enable("table").render(text)
+    # Links between the rule files point at the pages that show them on the site.
+    return Markup(_RULE_LINK.sub(_site_link, html))
+
+
+_RULE_LINK = re.compile(r'href="([A-Za-z-]+)\.md(#[a-z0-9-]*)?"')
+
+
+def _site_link(found: re.Match[str]) -> str:
+    name, anchor = found[1], found[2] or ""
+    return f'href="/rules{"" if name == "README" else "/" + name}{anchor}"'
+
+
+@router.get("/rules")
+def rules_index(request: Request) -> Response:
+    """The conventions the five games share (card codes, pile ids, wrap-around)."""
+    return render(request, "pages/rules.html", {"rules": None, "body": _rules_html("README")})
 
 
 @router.get("/rules/{game}")
@@ -191,16 +222,25 @@ def rules_page(request: Request, game: str) -> Response:
 
 @router.get("/account")
 def account(request: Request, viewer: ViewerDep, players: PlayersDep) -> Response:
+    return _account_page(request, viewer, players, request.session.pop("flash", None))
+
+
+def _account_page(
+    request: Request,
+    viewer: str | None,
+    players: PlayersDep,
+    flash: str | None,
+    error: str | None = None,
+    status: int = 200,
+) -> Response:
     me = players.get(viewer) if viewer else None
-    return render(
-        request,
-        "pages/account.html",
-        {
-            "me": me,
-            "has_password": bool(me and me.password_hash),
-            "flash": request.session.pop("flash", None),
-        },
-    )
+    context = {
+        "me": me,
+        "has_password": bool(me and me.password_hash),
+        "flash": flash,
+        "flash_error": error,
+    }
+    return render(request, "pages/account.html", context, status)
 
 
 def _refused(request: Request, title: str, exc: ServiceError) -> Response:
@@ -258,6 +298,7 @@ def sign_in(
     name: Annotated[str, Form(max_length=64)],
     password: Annotated[str, Form(max_length=300)],
     players: PlayersDep,
+    viewer: ViewerDep,
 ) -> Response:
     try:
         limits = limits_of(request)
@@ -265,7 +306,12 @@ def sign_in(
         limits.hit(limits.signin, "name:" + name_key(name.strip()))
         player = players.sign_in(name.strip(), password)
     except ServiceError as exc:
-        return _refused(request, "Not signed in", exc)
+        # The account page again, its sign-in form included, with the reason: a typo is easy
+        # to correct there.
+        message = f"Not signed in: {exc.message}"
+        response = _account_page(request, viewer, players, None, message, exc.status)
+        response.headers.update(getattr(exc, "headers", {}))  # Retry-After when rate-limited
+        return response
     sign_session_in(request, player.id, player.session_version)
     return _back_to_account(request, f"Signed in as {player.name}.")
 

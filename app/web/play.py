@@ -9,18 +9,20 @@ the board, so play works with JavaScript off.
 from __future__ import annotations
 
 import re
+from contextlib import suppress
 from typing import Annotated
 
-from fastapi import APIRouter, Form, Request
+from fastapi import APIRouter, Form, Query, Request
 from fastapi.responses import RedirectResponse, Response
 
 from app.engine import InvalidMove, Move
-from app.services.errors import DealInPlay, ServiceError
+from app.services.errors import DealInPlay, Forbidden, GameOver, ServiceError
 from app.services.games import Games, GameView, MoveOutcome
 from app.web.board import (
     auto_move_candidate,
     describe_move,
     describe_undo,
+    finish_moves,
     pile_views,
     status_context,
 )
@@ -195,7 +197,9 @@ def move(
             "and counts as lost."
         )
     elif view.finished:
-        text += " No legal move is left: the game is over."
+        text += " No legal move is left, and that move cannot be undone: the game is over."
+    elif not view.legal_moves:
+        text += " No legal move is left: undo the last move, or end the game."
     order = view.rules.pile_ids
     return _answer(
         request,
@@ -270,3 +274,55 @@ def resign(
     except ServiceError as exc:
         return _refused(request, game_id, player, games, exc)
     return _answer(request, game_id, player, games, view, text="You resigned: the game is over.")
+
+
+@router.post("/games/{game_id}/restart")
+def restart(request: Request, game_id: str, player: BrowserPlayer, games: GamesDep) -> Response:
+    """The same deal from the start: the game in play is resigned (it counts as lost), then a
+    new game of the same deal begins (a chosen deal, so casual)."""
+    view = games.get(game_id, player)
+    if view.record.player_id != player:
+        raise Forbidden("This game belongs to another player.")
+    if not view.finished:
+        with suppress(GameOver):  # it ended meanwhile (another tab): nothing to resign
+            games.resign(game_id, player)
+    new = games.start(player, view.record.game, view.record.deal)
+    return vary_on_htmx(RedirectResponse(f"/games/{new.record.id}", status_code=303))
+
+
+@router.post("/games/{game_id}/finish")
+def finish(request: Request, game_id: str, player: BrowserPlayer, games: GamesDep) -> Response:
+    """Auto-finish: when every card left can go up without a choice, they all go up, each an
+    ordinary logged move."""
+    view = games.get(game_id, player)
+    plan = None if view.finished else finish_moves(view.rules, view.state, view.legal_moves)
+    if not plan:
+        error = "Not every card left can go up by itself: play on."
+        return _answer(request, game_id, player, games, None, error=error, status=409)
+    try:
+        for move in plan:
+            view = games.move(game_id, player, move, view.record.version).view
+    except ServiceError as exc:  # another tab moved meanwhile: the board shows the truth
+        return _refused(request, game_id, player, games, exc)
+    text = f"Finished: {len(plan)} card{'s' * (len(plan) != 1)} went up."
+    if view.record.status == "won":
+        text += " You won!"
+    return _answer(request, game_id, player, games, view, text=text)
+
+
+@router.get("/games/{game_id}/board")
+def board_now(
+    request: Request,
+    game_id: str,
+    viewer: BrowserPlayer,
+    games: GamesDep,
+    version: Annotated[int, Query(ge=0)] = 0,
+) -> Response:
+    """The whole board as it is now, for someone watching a game in play (their page asks
+    every few seconds): 204 while the version they have is still the current one."""
+    view = games.get(game_id, viewer)
+    if view.record.version == version and not view.finished:
+        return vary_on_htmx(Response(status_code=204))
+    if not is_htmx(request):
+        return vary_on_htmx(RedirectResponse(f"/games/{game_id}", status_code=303))
+    return _answer(request, game_id, viewer, games, view, changed=None, text="")

@@ -11,8 +11,9 @@ from app.engine import GAMES
 from app.services import daily
 from app.services.errors import NotFound
 from app.services.leaderboard import Leaderboards, Period, parse_board_args, player_record
-from app.web.board import pile_views
+from app.web.board import pile_views, replay_words
 from app.web.deps import ApiViewer, GamesDep, SettingsDep, ViewerDep
+from app.web.htmx import is_htmx, vary_on_htmx
 from app.web.templating import render
 
 router = APIRouter()
@@ -76,17 +77,23 @@ def replay_page(
     viewer: ViewerDep,
     step: Annotated[int | None, Query(ge=0, le=100_000)] = None,
 ) -> Response:
-    replay = games.replay_view(game_id, step, viewer)
-    return render(
-        request,
-        "pages/replay.html",
-        {
-            "replay": replay,
-            "view": replay.view,
-            "rules": replay.view.rules,
-            "piles": pile_views(replay.view),
-        },
-    )
+    """A finished game, move by move. The page opens at the deal (move 0); each step asked
+    for by htmx is a fragment (every pile, the move in words, the controls), not a page."""
+    replay = games.replay_view(game_id, 0 if step is None else step, viewer)
+    assert replay.start is not None
+    rules = replay.view.rules
+    words = replay_words(rules, replay.start, replay.moves)
+    context = {
+        "replay": replay,
+        "view": replay.view,
+        "rules": rules,
+        "piles": pile_views(replay.view),
+        "words": words,
+        "said": words[replay.step - 1] if replay.step else "The deal, before the first move",
+    }
+    if is_htmx(request):
+        return vary_on_htmx(render(request, "components/replay_response.html", context))
+    return vary_on_htmx(render(request, "pages/replay.html", context))
 
 
 @router.get("/api/games/{game_id}/replay", tags=["api"])

@@ -22,7 +22,7 @@ templates.env.globals.update(suit_symbols=SUIT_SYMBOLS, games=GAMES, layout_css=
 PREFS_COOKIE = "ph_prefs"
 PREFS_MAX_AGE = 400 * 24 * 3600
 # Preference flag → the class it puts on <body> (auto-move changes play, not looks).
-PREF_FLAGS = {"auto": "", "four": "pref-four", "large": "pref-large"}
+PREF_FLAGS = {"auto": "", "four": "pref-four", "large": "pref-large", "sound": "pref-sound"}
 
 
 @dataclass(frozen=True, slots=True)
@@ -30,7 +30,7 @@ class Prefs:
     """Display and play preferences, kept in a plain cookie (nothing secret in it).
 
     ``auto``: send cards to the foundations automatically (off by default); ``four``: the
-    four-colour deck; ``large``: large cards.
+    four-colour deck; ``large``: large cards; ``sound``: sounds (off by default).
     """
 
     flags: frozenset[str] = frozenset()

@@ -1,6 +1,9 @@
 // Patience Hall board: click, drag (mouse and touch), double-click / double-tap and keyboard.
 // Every way of moving fills in and submits the one move form; htmx sends it and swaps in the
-// piles the server says changed. Nothing moves on the page before the server has answered.
+// piles the server says changed. Cards move on the page only once the server has answered, but
+// no input is lost meanwhile: picking works at once, and actions wait in a queue, sent one at a
+// time in order. A refused action says why (the server restores the board) and the actions
+// queued after it are dropped, with a word saying so.
 (() => {
   "use strict";
   const table = document.getElementById("table");
@@ -13,7 +16,8 @@
   const playable = form !== null && table.hasAttribute("data-play");
 
   let picked = null; // {pile, count}
-  let busy = false;
+  const queue = []; // actions waiting to be sent: {kind: "move", from, to, count} or {kind: "undo"}
+  let inflight = null; // the action sent and not yet answered
   let press = null; // a pointer pressed on the table
   let drag = null; // {ghost, dx, dy, over}
   let lastTap = null; // {pile, time}
@@ -105,20 +109,74 @@
       .map((m) => m.to);
   }
 
+  const traps = () => (statusEl()?.dataset.traps || "").split(" ").filter(Boolean);
+  const trapDialog = document.getElementById("trap-dialog");
+
   function submit(from, to, count, origin) {
-    if (!playable || busy) return;
-    if (from === "waste" && to === "stock") count = Number(pileEl("waste").dataset.count);
-    const source = pileEl(from);
-    const cards = source ? cardsOf(source).slice(-count) : [];
-    flight = { to, count, rect: origin || (cards[0] && cards[0].getBoundingClientRect()) };
-    form.elements.from.value = from;
-    form.elements.to.value = to;
-    form.elements.count.value = String(count);
+    if (!playable) return;
     picked = null;
     clearMarks();
     lastTap = null;
-    busy = true;
+    const action = { kind: "move", from, to, count, origin };
+    // Castle's End: a base choice after which no legal move is left is asked about first (every
+    // card is face up, so the warning gives nothing away).
+    const text = `${from}-${to}`;
+    if (!inflight && !queue.length && trapDialog && traps().includes(text)) {
+      const source = pileEl(from);
+      document.getElementById("trap-text").textContent =
+        `After ${names(source, 1)} goes to ${titleOf(pileEl(to))}, no legal move is left. ` +
+        "You could still undo it.";
+      trapDialog.returnValue = "";
+      trapDialog.addEventListener(
+        "close",
+        () => {
+          if (trapDialog.returnValue === "play") enqueue(action);
+          else say("Put back.");
+        },
+        { once: true },
+      );
+      trapDialog.showModal();
+      return;
+    }
+    enqueue(action);
+  }
+
+  function enqueue(action) {
+    queue.push(action);
+    table.dataset.queued = String(queue.length + (inflight ? 1 : 0));
+    pump();
+  }
+
+  // Sends the next queued action once the previous one has been answered, so that it carries
+  // the version the server has just given.
+  function pump() {
+    if (inflight || !queue.length) return;
+    if (!inPlay()) {
+      queue.length = 0;
+      return;
+    }
+    const a = queue.shift();
+    inflight = a;
     table.classList.add("busy");
+    if (a.kind === "undo") {
+      undoForm.requestSubmit();
+      return;
+    }
+    if (a.kind === "deal") {
+      // Deal or redeal is decided now, on the board as it is after the earlier actions.
+      const redeal = legal().find((m) => m.from === "waste" && m.to === "stock");
+      const waste = pileEl("waste");
+      Object.assign(a, redeal
+        ? { from: "waste", to: "stock", count: redeal.count, origin: waste.getBoundingClientRect() }
+        : { from: "stock", to: "waste", count: 1, origin: pileEl("stock").getBoundingClientRect() });
+    }
+    if (a.from === "waste" && a.to === "stock") a.count = Number(pileEl("waste").dataset.count);
+    const source = pileEl(a.from);
+    const cards = source ? cardsOf(source).slice(-a.count) : [];
+    flight = { to: a.to, count: a.count, rect: a.origin || (cards[0] && cards[0].getBoundingClientRect()) };
+    form.elements.from.value = a.from;
+    form.elements.to.value = a.to;
+    form.elements.count.value = String(a.count);
     form.requestSubmit();
   }
 
@@ -128,12 +186,10 @@
   }
 
   function deal() {
-    if (!playable || busy) return;
-    const stock = pileEl("stock");
-    if (!stock) return;
-    const redeal = legal().find((m) => m.from === "waste" && m.to === "stock");
-    if (redeal) submit("waste", "stock", redeal.count, pileEl("waste").getBoundingClientRect());
-    else submit("stock", "waste", 1, stock.getBoundingClientRect());
+    if (!playable || !pileEl("stock")) return;
+    cancel(true);
+    lastTap = null;
+    enqueue({ kind: "deal" });
   }
 
   // Send the top card of ``el`` to a foundation it fits. Where it fits several foundations
@@ -158,12 +214,16 @@
   }
 
   // A tap or click (not a drag) on a pile, with the card under the pointer if any.
-  function tap(el, card) {
-    if (!playable || busy || !inPlay()) return;
+  // A double-click or double-tap: the second press on the same card, close in time and place.
+  // (Two separate clicks on one pile, such as picking a card and putting it back, are not.)
+  function tap(el, card, x, y) {
+    if (!playable || !inPlay()) return;
     const id = idOf(el);
     const now = Date.now();
-    const double = lastTap && lastTap.pile === id && now - lastTap.time < 450;
-    lastTap = { pile: id, time: now };
+    const double =
+      lastTap && lastTap.pile === id && lastTap.card === card && now - lastTap.time < 500 &&
+      Math.hypot(x - lastTap.x, y - lastTap.y) < 16;
+    lastTap = { pile: id, card, time: now, x, y };
     if (double && kindOf(el) !== "stock") {
       lastTap = null;
       cancel(true);
@@ -190,7 +250,7 @@
   // -- pointer: click, double-click, drag (mouse, pen and touch alike) -----------------------
 
   table.addEventListener("pointerdown", (e) => {
-    if (!playable || busy || !inPlay() || (e.pointerType === "mouse" && e.button !== 0)) return;
+    if (!playable || !inPlay() || (e.pointerType === "mouse" && e.button !== 0)) return;
     const el = e.target.closest(".pile");
     if (!el) return;
     const card = e.target.closest(".pile > li");
@@ -271,7 +331,7 @@
     const p = press;
     press = null;
     if (!drag) {
-      tap(p.el, p.card);
+      tap(p.el, p.card, e.clientX, e.clientY);
       return;
     }
     const { ghost } = drag;
@@ -320,7 +380,7 @@
   }
 
   function keyPick(el) {
-    if (!playable || busy || !inPlay()) return;
+    if (!playable || !inPlay()) return;
     const id = idOf(el);
     if (picked && picked.pile !== id) {
       drop(el);
@@ -350,19 +410,33 @@
       keyPick(el);
     } else if (e.key === "f" || e.key === "F") {
       e.preventDefault();
-      if (playable && !busy && inPlay()) toFoundation(el);
+      if (playable && inPlay()) toFoundation(el);
     }
   });
 
   function undo() {
     const button = undoForm?.querySelector("button");
-    if (!button || busy) return;
-    if (button.disabled) say("There is no move you can take back now.", true);
-    else undoForm.requestSubmit();
+    if (!button) return;
+    // While actions are on their way the button may not be up to date: the server decides.
+    if (button.disabled && !inflight && !queue.length) {
+      say("There is no move you can take back now.", true);
+      return;
+    }
+    cancel(true);
+    enqueue({ kind: "undo" });
   }
 
+  const keysDialog = document.getElementById("keys-dialog");
+  // Typing goes to text fields; a ticked checkbox or a pressed button keeps the shortcuts.
+  const TYPING = "input:not([type=checkbox]):not([type=radio]):not([type=button]):not([type=submit]), select, textarea";
+
   document.addEventListener("keydown", (e) => {
-    if (e.altKey || e.metaKey || e.target.closest("input, select, textarea")) return;
+    if (e.altKey || e.metaKey || e.target.closest(TYPING) || e.target.closest("dialog")) return;
+    if (e.key === "?" && keysDialog) {
+      e.preventDefault();
+      keysDialog.showModal();
+      return;
+    }
     if (e.ctrlKey) {
       if (e.key === "z" && playable) {
         e.preventDefault();
@@ -376,11 +450,24 @@
   });
 
   document.addEventListener("click", (e) => {
-    const dealButton = e.target.closest("[data-action=deal]");
-    if (dealButton) {
+    const button = e.target.closest("[data-action]");
+    if (!button) return;
+    const action = button.dataset.action;
+    if (action === "deal") {
       e.preventDefault();
       deal();
+    } else if (action === "undo" && playable) {
+      e.preventDefault();
+      undo();
+    } else if (action === "keys" && keysDialog) {
+      keysDialog.showModal();
     }
+  });
+
+  // Forms that ask first (restart this deal).
+  document.addEventListener("submit", (e) => {
+    const question = e.target.dataset?.confirm;
+    if (question && !window.confirm(question)) e.preventDefault();
   });
 
   table.addEventListener("focusin", (e) => {
@@ -402,10 +489,14 @@
     const dy = f.rect.top - r.top;
     if (Math.abs(dx) + Math.abs(dy) < 2) return;
     for (const c of cards) {
-      c.animate([{ transform: `translate(${dx}px, ${dy}px)` }, { transform: "none" }], {
+      // While it slides over other piles, the card lets taps through to what lies under it
+      // (the next tap on the stock must reach the stock, not the card just dealt from it).
+      c.classList.add("flying");
+      const slide = c.animate([{ transform: `translate(${dx}px, ${dy}px)` }, { transform: "none" }], {
         duration: 160,
         easing: "ease-out",
       });
+      slide.onfinish = slide.oncancel = () => c.classList.remove("flying");
     }
   }
 
@@ -415,43 +506,93 @@
     startClock();
   }
 
+  // A sound for each answer, if the player chose sounds (off by default).
+  let audio = null;
+  function beep(ok) {
+    if (!document.body.classList.contains("pref-sound")) return;
+    try {
+      audio = audio || new AudioContext();
+      const osc = audio.createOscillator();
+      const gain = audio.createGain();
+      osc.frequency.value = ok ? 660 : 220;
+      gain.gain.setValueAtTime(0.08, audio.currentTime);
+      gain.gain.exponentialRampToValueAtTime(0.001, audio.currentTime + (ok ? 0.08 : 0.2));
+      osc.connect(gain).connect(audio.destination);
+      osc.start();
+      osc.stop(audio.currentTime + 0.2);
+    } catch {
+      // no sound on this browser: play goes on
+    }
+  }
+
+  function addToSaid(text) {
+    const span = announcer.querySelector("span");
+    if (span) span.textContent += " " + text;
+    else say(text, true);
+  }
+
   document.body.addEventListener("htmx:afterRequest", (e) => {
     const from = e.detail.elt;
     if (!(from instanceof HTMLFormElement)) return;
-    busy = false;
-    table.classList.remove("busy");
-    const ok = e.detail.successful && e.detail.xhr && e.detail.xhr.status === 200;
+    const mine = inflight !== null && (from === form || from === undoForm);
+    const status = e.detail.xhr ? e.detail.xhr.status : 0;
+    const ok = e.detail.successful && status === 200;
     if (ok && from === form) slideIn();
     flight = null;
-    if (!e.detail.xhr || e.detail.xhr.status === 0) {
+    if (status === 0) {
       say("The server could not be reached: nothing was moved. Try again.", true);
-    } else if (e.detail.xhr.status >= 400 && ![409, 422, 429].includes(e.detail.xhr.status)) {
+    } else if (status >= 400 && ![409, 422, 429].includes(status)) {
       say("That did not work: please reload the page.", true);
     }
-    cancel(true); // whatever was picked may have been swapped for a new element
+    if (from === form || from === undoForm) beep(ok);
+    if (mine) {
+      inflight = null;
+      if (!ok && queue.length) {
+        const n = queue.length;
+        queue.length = 0;
+        addToSaid(`${n === 1 ? "The action" : `The ${n} actions`} you made after it ${n === 1 ? "was" : "were"} not sent.`);
+      }
+    }
     if (from === form) {
       form.elements.from.value = "";
       form.elements.to.value = "";
       form.elements.count.value = "1";
     }
+    // A card picked while the server was answering stays picked, if it is still there.
+    const kept = picked;
+    picked = null;
+    clearMarks();
+    if (kept && inPlay()) {
+      const el = pileEl(kept.pile);
+      if (el) pick(el, kept.count, true);
+    }
     syncControls();
     if (focusId && document.activeElement === document.body) {
       document.getElementById(focusId)?.focus({ preventScroll: true });
     }
+    table.dataset.queued = String(queue.length);
+    if (!inflight && !queue.length) table.classList.remove("busy");
+    // The next action goes once htmx has finished with this request (a request started from
+    // inside its own afterRequest handler can be dropped).
+    setTimeout(pump, 0);
   });
 
   // -- the clock, the share link, preferences ------------------------------------------------
 
+  // Active time, as the server counts it: the time between actions, each pause counted up to
+  // the idle cap only (so a closed tab or a long break does not count).
   let clockBase = null;
   function startClock() {
     const clock = document.getElementById("clock");
     if (clock && clock !== clockBase?.el) {
-      clockBase = { el: clock, seconds: Number(clock.dataset.elapsed), at: Date.now() };
+      const d = clock.dataset;
+      clockBase = { el: clock, seconds: Number(d.elapsed), idle: Number(d.idle || 0), cap: Number(d.cap || 0), at: Date.now() };
     }
   }
   function tick() {
     if (!clockBase || !clockBase.el.isConnected || !clockBase.el.hasAttribute("data-running")) return;
-    const s = clockBase.seconds + Math.floor((Date.now() - clockBase.at) / 1000);
+    const idle = clockBase.idle + (Date.now() - clockBase.at) / 1000;
+    const s = clockBase.seconds + Math.floor(clockBase.cap ? Math.min(idle, clockBase.cap) : idle);
     const h = Math.floor(s / 3600);
     const m = Math.floor((s % 3600) / 60);
     const sec = String(s % 60).padStart(2, "0");
@@ -473,12 +614,30 @@
     }
   });
 
+  // Watching someone else's game in play: the board is asked for every few seconds (the
+  // server answers 204 while nothing has changed).
+  if (!playable && inPlay()) {
+    const watch = setInterval(() => {
+      const s = statusEl();
+      if (!s || !inPlay()) {
+        clearInterval(watch);
+        return;
+      }
+      if (document.hidden) return;
+      htmx.ajax("GET", `/games/${s.dataset.game}/board?version=${s.dataset.version}`, {
+        source: table,
+        swap: "none",
+      });
+    }, 4000);
+  }
+
   const prefsForm = document.getElementById("prefs-form");
   prefsForm?.addEventListener("change", () => {
-    const flags = ["auto", "four", "large"].filter((n) => prefsForm.elements[n].checked);
+    const flags = ["auto", "four", "large", "sound"].filter((n) => prefsForm.elements[n].checked);
     document.cookie = `ph_prefs=${flags.join(".")}; path=/; max-age=${400 * 86400}; samesite=lax`;
     document.body.classList.toggle("pref-four", flags.includes("four"));
     document.body.classList.toggle("pref-large", flags.includes("large"));
+    document.body.classList.toggle("pref-sound", flags.includes("sound"));
     say("Preferences saved.");
   });
 })();

@@ -90,6 +90,9 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
         "RATE_LIMIT_MOVES": "100000/minute",
         "RATE_LIMIT_SIGNIN": "100000/minute",
         "RATE_LIMIT_ADDRESS": "1000000/minute",
+        # The walks step through replays far faster than a person: the share of a worker's time
+        # that replays may take is tested on its own (tests/web/test_limits.py).
+        "EXPENSIVE_SHARE": "1.0",
     }
     log = where / "server.log"
     with log.open("wb") as out:

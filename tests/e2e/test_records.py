@@ -58,17 +58,23 @@ def test_a_new_player_finds_their_record_on_the_leaderboard_deal_page_and_replay
     expect(finished).to_have_count(1)
     finished.get_by_role("link", name="Replay").click()
     page.wait_for_url(re.compile(rf"/games/{first}/replay"))
-    expect(page.locator("#replay-controls")).to_have_attribute("data-last", "1")
+    expect(page.locator("#replay-now")).to_have_attribute("data-last", "1")
+    expect(page.locator("#replay-now")).to_have_attribute("data-step", "0")  # opens at the deal
+    page.evaluate("() => { window.__same_page = true; }")  # steps are fragments, not pages
 
+    page.keyboard.press("End")
+    expect(page).to_have_url(re.compile(r"step=1$"))
     page.keyboard.press("Home")
-    page.wait_for_url(re.compile(r"step=0$"))
+    expect(page).to_have_url(re.compile(r"step=0$"))
     expect(page.locator("#pile-waste li")).to_have_count(0)
     page.keyboard.press("ArrowRight")
-    page.wait_for_url(re.compile(r"step=1$"))
+    expect(page).to_have_url(re.compile(r"step=1$"))
     # Every card is shown once the game is over: the dealt card is on the waste, face up.
     expect(page.locator("#pile-waste li:not(.b)")).to_have_count(1)
+    expect(page.locator("#replay-now .said")).to_have_text(re.compile(r"^Dealt .+"))
     page.keyboard.press("ArrowLeft")
-    page.wait_for_url(re.compile(r"step=0$"))
+    expect(page).to_have_url(re.compile(r"step=0$"))
+    assert page.evaluate("() => window.__same_page === true")
     page.screenshot(path=str(screenshots / "new-player-replay-1280x800.png"))
 
     page.goto(f"/players/{name}")

@@ -187,6 +187,9 @@ def test_lost_when_no_legal_move_exists() -> None:
     )
     assert rules.legal_moves(stuck) == []
     assert rules.status(stuck) is Status.LOST
+    assert rules.status(stuck, can_undo=False) is Status.LOST
+    # No moves left, but the last step can be taken back: the game is still in play.
+    assert rules.status(stuck, can_undo=True) is Status.PLAYING
     # With a redeal left, the same table is still in play.
     assert rules.status(State(stuck.game, stuck.piles, 1)) is Status.PLAYING
 

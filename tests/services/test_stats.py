@@ -392,24 +392,41 @@ def test_resigned_and_abandoned_games_are_played_and_not_won(env: Env) -> None:
     assert {r.id for r in record.recent} == {resigned, abandoned}
 
 
-def test_a_game_records_moves_undos_and_time_from_first_move_to_end(env: Env) -> None:
+def test_a_game_records_moves_undos_and_its_active_time(env: Env) -> None:
+    """The time of a game is its active time: from the first move, each pause between two
+    actions counts, up to the idle cap (two minutes by default)."""
     me = env.player()
     game_id = env.start(me)
+    env.clock.at += timedelta(hours=1)  # looking at the deal before the first move: not counted
     env.play(me, game_id, [Move.parse("t5-t9")])
     first = env.record(game_id).first_move_at
-    env.games.undo(game_id, me)
+    assert env.record(game_id).active_ms == 0
+    env.games.undo(game_id, me)  # each reading of the test clock is 1 s after the previous one
     env.play(me, game_id, [Move.parse("t5-t9")])
     env.games.undo(game_id, me)
     env.first_move(me, game_id)
-    env.clock.at += timedelta(minutes=3)
+    assert env.record(game_id).active_ms == 4_000
+    env.clock.at += timedelta(minutes=3)  # a 181 s pause counts as the cap, 120 s
     env.games.resign(game_id, me)
     record = env.record(game_id)
     assert (record.moves, record.undos, record.status) == (3, 2, "lost")
     assert record.first_move_at == first  # the first move is the one that started the clock
     assert record.finished_at is not None and first is not None
-    expected = as_utc(record.finished_at) - as_utc(first)
-    assert record.duration_ms == expected / timedelta(milliseconds=1)
-    assert record.duration_ms is not None and record.duration_ms > 180_000
+    assert record.active_ms == record.duration_ms == 124_000
+    assert as_utc(record.finished_at) - as_utc(first) > timedelta(minutes=3)
+
+
+def test_the_idle_cap_is_a_setting(env: Env) -> None:
+    games = Games(env.sessions, DEVELOPMENT_KEY, idle_cap_ms=10_000)
+    try:
+        me = env.player()
+        game_id = games.start(me, "quadrangle", 1).record.id
+        games.move(game_id, me, Move.parse("t5-t9"), 0)
+        env.clock.at += timedelta(minutes=5)
+        games.undo(game_id, me)
+        assert env.record(game_id).active_ms == 10_000
+    finally:
+        games.close()
 
 
 def test_a_won_game_counts_as_won_with_its_time_and_moves(env: Env) -> None:

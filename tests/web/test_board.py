@@ -146,6 +146,9 @@ def test_a_move_answers_with_only_the_changed_piles_and_the_status(
     game_id = new_game(client, slug)
     for _ in range(3):  # a few moves in a row, deals included where the policy picks them
         before = state_of(client, game_id)
+        if not before["legal_moves"]:  # no move left, but the last one can be undone
+            assert before["status"] == "playing" and before["can_undo"]
+            break
         notation = pick_move(before["legal_moves"])
         answer = play(client, game_id, notation)
         assert answer.status_code == 200, answer.text
@@ -216,7 +219,7 @@ def test_typical_move_fragments_stay_small(client: TestClient) -> None:
         sizes = []
         for _ in range(25):
             before = state_of(client, game_id)
-            if before["status"] != "playing":
+            if before["status"] != "playing" or not before["legal_moves"]:
                 break
             answer = play(client, game_id, pick_move(before["legal_moves"]))
             assert answer.status_code == 200
@@ -409,3 +412,69 @@ def test_the_first_load_of_a_game_page_is_light(client: TestClient) -> None:
         for asset in re.findall(rb'(?:src|href)="(/static/[^"]+)"', html):
             total += len(gzip.compress(client.get(asset.decode()).content))
         assert total <= PAGE_BUDGET, (slug, total)
+
+
+# -- moves in a player's words (replays) ----------------------------------------------------
+
+
+def test_moves_in_a_players_words() -> None:
+    from app.web.board import move_words
+    from tests.engine.builders import position
+
+    def said(state: State, notation: str) -> str:
+        return move_words(get_ruleset(state.game), state, Move.parse(notation))
+
+    q = position("quadrangle", f1="2H", t1="AC 9C", t2="TC", waste="3H", stock="KS QS")
+    assert said(q, "waste-f1") == "3♥ to the ♥ foundation"
+    assert said(q, "t1-t2") == "9♣ onto 10♣"
+    assert said(q, "t1-t3") == "9♣ to the empty pile t3"
+    assert said(q, "stock-waste") == "Dealt Q♠"
+    qi = position("quadruple-interchange", t1="(KH) 7S 6S 5S", t2="8S")
+    assert said(qi, "t1-t2/3") == "7♠–5♠ onto 8♠"
+    c = position("corners", f1="KC", f2="8D", f3="7H", f4="5S", r1="9D", waste="AC")
+    assert said(c, "r1-f2") == "9♦ to the ♦ foundation"
+    assert said(position("corners", waste="AC", redeals=0), "waste-stock/1") == (
+        "Turned the waste over"
+    )
+    p = position("patriarchs", f2="AD 2D 3D 4D", f6="KD QD JD TD 9D 8D 7D 6D 5D")
+    assert said(p, "f6-f2") == "5♦ from the ♦ K↓ foundation to the ♦ A↑ foundation"
+
+
+def test_the_rules_index_and_its_links(client: TestClient) -> None:
+    index = client.get("/rules")
+    assert index.status_code == 200 and "Rules of the games" in index.text
+    for slug in GAMES:
+        page = client.get(f"/rules/{slug}").text
+        assert 'href="README.md"' not in page and 'href="/rules"' in page
+        assert client.get("/rules").status_code == 200
+    assert 'href="/rules/corners"' in index.text
+
+
+def test_the_deal_page_says_times_are_active_time(client: TestClient) -> None:
+    page = client.get("/deal/corners/7").text
+    assert "Times are active time" in page and "counts up to 2 minutes" in page
+
+
+def test_the_clock_is_active_time_with_its_cap(client: TestClient) -> None:
+    game_id = new_game(client, "castles-end", 5)
+    answer = post(client, f"/games/{game_id}/moves", {"move": "t2-f1", "version": "0"})
+    assert 'data-running data-idle="0" data-cap="120"' in answer.text
+    page = client.get(f"/games/{game_id}").text
+    assert "each pause between two actions counts up to 2 minutes" in page
+    assert state_of(client, game_id)["active_ms"] == 0
+
+
+def test_a_watcher_gets_the_board_only_when_it_changed(client: TestClient, api: TestClient) -> None:
+    game = api.post("/api/games", json={"game": "castles-end", "deal": 12}).json()
+    url = f"/games/{game['id']}/board"
+    same = client.get(f"{url}?version=0", headers=HX)
+    assert same.status_code == 204
+    moved = api.post(
+        f"/api/games/{game['id']}/moves", json={"from": "t2", "to": "f1", "count": 1, "version": 0}
+    )
+    assert moved.status_code == 200, moved.text
+    fresh = client.get(f"{url}?version=0", headers=HX)
+    assert fresh.status_code == 200 and 'data-version="1"' in fresh.text
+    assert fresh.text.count('hx-swap-oob="true"') == len(GAMES["castles-end"].pile_ids) + 1
+    assert "hx-request" in fresh.headers["vary"].lower()
+    assert client.get(f"{url}?version=1", headers=HX).status_code == 204

@@ -145,6 +145,8 @@ def test_password_and_sign_in_from_another_device(client: TestClient, app: FastA
     with another_browser(client) as phone:
         wrong = browser_post(phone, "/signin", {"name": name, "password": "not the password"})
         assert wrong.status_code == 401
+        # The account page again, with the reason and the sign-in form to try once more.
+        assert "Not signed in:" in wrong.text and 'action="/signin"' in wrong.text
         assert player_of(phone, new_browser_game(phone))["id"] != me["id"]
         signed_in = browser_post(phone, "/signin", {"name": name.lower(), "password": PASSWORD})
         assert signed_in.status_code == 303

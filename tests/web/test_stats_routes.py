@@ -25,6 +25,7 @@ from app.main import create_app
 from app.services import daily
 from app.services import games as games_module
 from app.services.stats import wilson_lower_bound
+from app.web.board import move_words
 from tests.services.test_stats import (
     WIN_DEAL,
     WIN_GAME,
@@ -295,18 +296,18 @@ def test_replay_steps_through_every_move_with_every_card_shown(own: Own) -> None
     for step in range(len(log) + 1):
         page = own.client.get(f"/games/{game_id}/replay?step={step}")
         assert page.status_code == 200
-        assert f"move {step} of {len(log)}" in page.text
+        assert f"move <b>{step}</b> of {len(log)}" in page.text
         assert 'class="card back"' not in page.text  # the game is over: every card shown
         data = own.client.get(f"/api/games/{game_id}/replay?step={step}", headers=auth).json()
         assert (data["step"], data["moves"]) == (step, log)
         state = rules.replay(start_state, [Move.parse(m) for m in log[:step]])
         full = rules.full_view(state)
         assert {pid: p["cards"] for pid, p in data["game"]["piles"].items()} == full
-    last = own.client.get(f"/games/{game_id}/replay")
-    assert f"move {len(log)} of {len(log)}" in last.text
-    assert 'data-key="ArrowLeft"' in last.text and 'data-key="ArrowRight"' in last.text
+    opened = own.client.get(f"/games/{game_id}/replay")  # a replay opens at the deal
+    assert f"move <b>0</b> of {len(log)}" in opened.text
+    assert 'data-key="ArrowLeft"' in opened.text and 'data-key="ArrowRight"' in opened.text
     beyond = own.client.get(f"/games/{game_id}/replay?step={len(log) + 5}")
-    assert f"move {len(log)} of {len(log)}" in beyond.text
+    assert f"move <b>{len(log)}</b> of {len(log)}" in beyond.text
     assert own.client.get(f"/games/{game_id}/replay?step=-1").status_code == 422
     assert own.client.get(f"/games/{game_id}/replay?step=two").status_code == 422
     assert own.client.get("/games/no-such-game/replay").status_code == 404
@@ -316,12 +317,31 @@ def test_replay_steps_through_every_move_with_every_card_shown(own: Own) -> None
 def test_a_won_game_replays_to_full_foundations(own: Own) -> None:
     game_id = own.env.win(own.env.player())
     finish_deal(own.client, WIN_GAME, WIN_DEAL)
-    page = own.client.get(f"/games/{game_id}/replay")
+    page = own.client.get(f"/games/{game_id}/replay?step=100000")  # jumps to the end
     assert page.status_code == 200
     for pile in ("f1", "f2", "f3", "f4"):
         assert re.search(rf'id="pile-{pile}"[^>]*data-count="13"', page.text), pile
     first = own.client.get(f"/games/{game_id}/replay?step=0")
-    assert "move 0 of" in first.text
+    assert "move <b>0</b> of" in first.text
+
+
+def test_a_replay_steps_by_fragments_and_says_moves_in_words(own: Own) -> None:
+    _, game_id, log = finished_game(own.env)
+    finish_deal(own.client, "quadrangle", 1)  # replays are for players who finished the deal
+    page = own.client.get(f"/games/{game_id}/replay").text
+    rules = get_ruleset("quadrangle")
+    # Every move of the log in a player's words, the notation kept as its title.
+    words = re.findall(r'title="([^"]+)">([^<]+)</a></li>', page)
+    assert [n for n, _ in words] == log
+    dealt = rules.deal(1, own.app.state.settings.deal_key_bytes)
+    assert words[0][1] == move_words(rules, dealt, Move.parse(log[0]))
+    step = own.client.get(f"/games/{game_id}/replay?step=1", headers={"HX-Request": "true"})
+    assert step.status_code == 200 and "hx-request" in step.headers["vary"].lower()
+    html = step.text
+    assert "<html" not in html.lower() and 'id="table"' not in html
+    assert html.count('hx-swap-oob="true"') == len(rules.pile_ids) + 2
+    assert f'move <b>1</b> of {len(log)}: <span class="said">{words[0][1]}</span>' in html
+    assert f'hx-get="/games/{game_id}/replay?step=2"' in html
 
 
 def test_no_replay_for_a_game_in_play(own: Own) -> None:
