@@ -32,6 +32,10 @@ class Settings(BaseSettings):
     db_pool_size: int = Field(default=10, ge=1)
     # Threads per process for blocking work (bench/RESULTS.md: 2 beat 4, 16 and 40).
     threadpool_size: int = Field(default=2, ge=1, le=64)
+    # The solver (hints) runs in this many worker processes, each search within this many
+    # seconds of wall time: a slow search never holds up a move.
+    solver_workers: int = Field(default=1, ge=1, le=16)
+    hint_seconds: float = Field(default=2.0, gt=0, le=60)
 
     @model_validator(mode="after")
     def _no_development_secrets_in_production(self) -> Settings:

@@ -21,6 +21,7 @@ from app.services.deals import Deals
 from app.services.games import Games
 from app.services.leaderboard import Leaderboards
 from app.services.players import Players
+from app.services.solver import Solver, SolverPool
 from app.web import errors
 from app.web.router import router
 
@@ -132,6 +133,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         yield
         engine.dispose()
         app.state.games.close()
+        app.state.solver.pool.close()
 
     app = FastAPI(
         lifespan=lifespan,
@@ -144,6 +146,13 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.state.sessions = sessions
     app.state.games = Games(sessions, settings.deal_key_bytes)
     app.state.players = Players(sessions)
+    app.state.solver = Solver(
+        sessions,
+        settings.deal_key_bytes,
+        app.state.games,
+        SolverPool(settings.solver_workers),
+        settings.hint_seconds,
+    )
     app.state.deals = Deals(sessions)
     app.state.leaderboards = Leaderboards(
         sessions,

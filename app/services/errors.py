@@ -54,3 +54,7 @@ class NameTaken(ServiceError):
 
 class BadCredentials(ServiceError):
     status, code = 401, "bad_credentials"
+
+
+class NoCertifiedDeals(ServiceError):
+    status, code = 409, "no_certified_deals"

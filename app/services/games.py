@@ -62,6 +62,7 @@ from app.services.game_rows import (
     move_values,
 )
 from app.services.players import new_id, now
+from app.services.verdicts import deal_winnable
 
 MAX_IDEMPOTENCY_KEY = 100
 # Game ids are ``new_id()`` strings; anything else (a NUL byte, which PostgreSQL refuses in a
@@ -88,6 +89,7 @@ class GameView:
     legal_moves: list[Move]
     log: list[str] | None = None  # only for finished games
     step: Step | None = None  # the step just played, for fragments of the changed piles
+    deal_winnable: bool | None = None  # the solver's verdict on the deal (finished games)
 
     @property
     def finished(self) -> bool:
@@ -129,6 +131,8 @@ class GameView:
         }
         if self.log is not None:
             data["log"] = self.log
+        if self.finished:
+            data["deal_winnable"] = self.deal_winnable
         return data
 
 
@@ -262,6 +266,7 @@ class Games:
             view = GameView(record, name, rules, step.after, legal, step=step)
             if view.finished:
                 view.log = [*self._log(tx.db, game_id), str(move)]
+                view.deal_winnable = deal_winnable(tx.db, record.game, record.deal)
             response = json.dumps(view.to_json()) if idempotency_key else None
             tx.write(
                 game_values(record),
@@ -364,7 +369,10 @@ class Games:
         finished = record.status != Status.PLAYING
         legal = [] if finished else rules.legal_moves(state)
         log = self._log(db, record.id) if finished else None
-        return GameView(record, name, rules, state, legal, log)
+        view = GameView(record, name, rules, state, legal, log)
+        if finished:
+            view.deal_winnable = deal_winnable(db, record.game, record.deal)
+        return view
 
     @staticmethod
     def _check_owner(record: GameRow, player_id: str | None) -> None:

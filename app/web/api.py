@@ -6,11 +6,12 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, Header
 from fastapi.responses import JSONResponse
-from pydantic import BaseModel, ConfigDict, Field, StrictInt, StrictStr
+from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt, StrictStr
 
 from app.engine import MAX_DEAL, Move
+from app.services.errors import InvalidRequest
 from app.services.games import GameView
-from app.web.deps import ApiPlayer, DealsDep, GamesDep, PlayersDep
+from app.web.deps import ApiPlayer, DealsDep, GamesDep, PlayersDep, SolverDep
 
 router = APIRouter(prefix="/api", tags=["api"])
 
@@ -30,6 +31,7 @@ class PlayerCreated(BaseModel):
 class NewGame(BaseModel):
     game: StrictStr = Field(max_length=64)
     deal: StrictInt | None = Field(default=None, ge=1, le=MAX_DEAL)
+    winnable: StrictBool = False  # a deal from the certified pool (a casual game)
 
 
 class MoveRequest(BaseModel):
@@ -62,8 +64,31 @@ GAME_STATE: dict[int | str, dict[str, Any]] = {
 
 
 @router.post("/games", status_code=201, response_class=JSONResponse, responses=GAME_STATE)
-def start_game(body: NewGame, player: ApiPlayer, games: GamesDep) -> JSONResponse:
+def start_game(
+    body: NewGame, player: ApiPlayer, games: GamesDep, solver: SolverDep
+) -> JSONResponse:
+    if body.winnable:
+        if body.deal is not None:
+            raise InvalidRequest("Ask for a deal number or for a winnable deal, not both.")
+        return state_response(solver.start_winnable(player, body.game), 201)
     return state_response(games.start(player, body.game, body.deal), 201)
+
+
+class HintAnswer(BaseModel):
+    move: dict[str, Any] | None = Field(description='{"from", "to", "count"}, or null')
+    outcome: str = Field(description="winnable, lost or unknown")
+    exact: bool = Field(description="true: nothing is hidden and the outcome is the solver's")
+    message: str
+    version: int = Field(description="the game version the hint is for")
+    hints_used: int
+    casual: bool = Field(description="a hinted game is casual from the first hint on")
+
+
+@router.get("/games/{game_id}/hint", response_model=HintAnswer)
+async def game_hint(game_id: str, player: ApiPlayer, solver: SolverDep) -> dict[str, Any]:
+    """A hint for the caller's own game in play (contract.md, Solver). Hints never use
+    hidden cards; the game is casual from its first hint on."""
+    return await solver.hint(game_id, player)
 
 
 @router.get("/games/{game_id}", response_class=JSONResponse, responses=GAME_STATE)

@@ -17,6 +17,7 @@ from app.services.deals import Deals
 from app.services.errors import Unauthenticated
 from app.services.games import Games
 from app.services.players import Players
+from app.services.solver import Solver
 
 SESSION_PLAYER = "pid"
 
@@ -41,10 +42,16 @@ async def get_deals(request: Request) -> Deals:
     return deals
 
 
+async def get_solver(request: Request) -> Solver:
+    solver: Solver = request.app.state.solver
+    return solver
+
+
 SettingsDep = Annotated[Settings, Depends(get_settings_dep)]
 GamesDep = Annotated[Games, Depends(get_games)]
 PlayersDep = Annotated[Players, Depends(get_players)]
 DealsDep = Annotated[Deals, Depends(get_deals)]
+SolverDep = Annotated[Solver, Depends(get_solver)]
 
 
 async def browser_player_id(request: Request, players: PlayersDep) -> str:
