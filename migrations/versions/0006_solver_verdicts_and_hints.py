@@ -10,7 +10,6 @@ from collections.abc import Sequence
 import sqlalchemy as sa
 from alembic import op
 
-
 revision: str = "0006"
 down_revision: str | None = "0003"
 branch_labels: str | Sequence[str] | None = None
