@@ -153,7 +153,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         SolverPool(settings.solver_workers),
         settings.hint_seconds,
     )
-    app.state.deals = Deals(sessions)
+    app.state.deals = Deals(sessions, settings.deal_key_bytes)
     app.state.leaderboards = Leaderboards(
         sessions,
         settings.leaderboard_min_games,

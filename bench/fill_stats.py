@@ -48,7 +48,7 @@ sys.path.insert(0, str(ROOT))
 
 from common import local_postgres, recreate_database  # noqa: E402
 
-from app.engine import GAMES, MAX_DEAL, dumps  # noqa: E402
+from app.engine import DEVELOPMENT_KEY, GAMES, MAX_DEAL, dumps  # noqa: E402
 from app.services.daily import daily_deal  # noqa: E402
 from app.services.stats import wilson_lower_bound  # noqa: E402
 
@@ -146,7 +146,9 @@ def generate(args: argparse.Namespace, now: datetime) -> tuple[list[str], list[s
             r = rng.random()
             if r < DAILY_SHARE:
                 key = (slug, first.date())
-                deal = daily_cache.get(key) or daily_cache.setdefault(key, daily_deal(*key))
+                deal = daily_cache.get(key) or daily_cache.setdefault(
+                    key, daily_deal(*key, DEVELOPMENT_KEY)
+                )
             elif r < DAILY_SHARE + FAMOUS_SHARE:
                 deal = 1 + bisect.bisect(famous, rng.random() * famous[-1])
             else:

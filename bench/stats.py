@@ -192,7 +192,7 @@ def explain(url: str, pages: dict[str, str]) -> None:
     engine = make_engine(url)
     sessions = make_sessionmaker(engine)
     boards = Leaderboards(sessions, settings.leaderboard_min_games)
-    deals = Deals(sessions)
+    deals = Deals(sessions, settings.deal_key_bytes)
     seen: list[tuple[str, Any]] = []
 
     @event.listens_for(engine, "before_cursor_execute")

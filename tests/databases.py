@@ -67,6 +67,13 @@ def migrate(url: str, revision: str = "head") -> None:
     command.upgrade(config, revision)
 
 
+def downgrade(url: str, revision: str) -> None:
+    config = Config(str(PROJECT_DIR / "alembic.ini"))
+    config.set_main_option("sqlalchemy.url", url)
+    config.attributes["configure_logger"] = False
+    command.downgrade(config, revision)
+
+
 def database_url(backend: str, directory: Path, name: str) -> str:
     if backend == "postgres":
         return fresh_postgres_database(name)

@@ -18,6 +18,7 @@ from sqlalchemy import (
     String,
     Text,
     UniqueConstraint,
+    false,
 )
 from sqlalchemy.engine import Dialect
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
@@ -85,6 +86,9 @@ class Game(Base):
         Index("ix_game_player_status", "player_id", "status"),
         # A player's games in the order they were first played (recent games, streaks).
         Index("ix_game_player_first_move", "player_id", "first_move_at"),
+        # A player's games of one deal: the same-deal rule on every read of another game, and
+        # "first game of the deal" for deal records and the deal of the day.
+        Index("ix_game_player_deal", "player_id", "game", "deal"),
     )
 
     id: Mapped[str] = mapped_column(String(32), primary_key=True)
@@ -92,6 +96,9 @@ class Game(Base):
     game: Mapped[str] = mapped_column(String(32))
     deal: Mapped[int] = mapped_column(BigInteger)
     rules: Mapped[str] = mapped_column(String(8))
+    # Rated: the server drew the deal, so nobody could have scouted it; only rated games count
+    # toward win rates, leaderboards and streaks (contract v2).
+    rated: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
     state: Mapped[str] = mapped_column(Text)
     version: Mapped[int] = mapped_column(Integer, default=0)
     status: Mapped[str] = mapped_column(String(10))

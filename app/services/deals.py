@@ -1,9 +1,13 @@
 """A deal's public record: how everyone has fared on the same cards.
 
 The counts and the records (fewest moves, fastest time among wins, with who did it) come from
-the deal's ``deal_stats`` row, kept current as games are played; the finished games are read
-newest first through the (game, deal, finished_at) index. However often a deal was played, its
-page reads one row and a few dozen games.
+the deal's ``deal_stats`` row, kept current as games are played: each player's first finished
+game of the deal counts, rated or casual (stats.py). The finished games are read newest first
+through the (game, deal, finished_at) index. However often a deal was played, its page reads one
+row and a few dozen games.
+
+The same-deal rule decides what a viewer sees: the finished games and their replays only once
+they have finished a game of the deal themselves; everyone sees the counts and the records.
 """
 
 from __future__ import annotations
@@ -13,13 +17,14 @@ from dataclasses import dataclass
 from datetime import UTC, date, datetime, time
 from typing import Any
 
-from sqlalchemy import Select, select
-from sqlalchemy.orm import Session, sessionmaker
+from sqlalchemy import Select, and_, exists, or_, select
+from sqlalchemy.orm import Session, aliased, sessionmaker
 
 from app.db.models import DealStats, Game, Player
 from app.engine import GAMES, MAX_DEAL, Ruleset, Status
-from app.services import daily
+from app.services import daily, same_deal
 from app.services.errors import NotFound
+from app.services.same_deal import Relation
 
 FINISHED_LISTED = 50
 DAILY_RESULTS = 50
@@ -33,10 +38,11 @@ class FinishedGame:
     moves: int
     duration_ms: int | None
     finished_at: datetime | None
+    replayable: bool = True  # whether the viewer may open its replay (the same-deal rule)
 
     @property
-    def replay_url(self) -> str:
-        return f"/games/{self.id}/replay"
+    def replay_url(self) -> str | None:
+        return f"/games/{self.id}/replay" if self.replayable else None
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -63,6 +69,13 @@ class DealSummary:
     # then fastest time, then who finished first.
     daily: date | None = None
     daily_results: list[FinishedGame] | None = None
+    # The viewer's own games of the deal: none, one in play, or finished (replays open).
+    viewer: Relation = Relation.NONE
+    viewer_game: str | None = None  # the viewer's unfinished game of the deal, to resume
+
+    @property
+    def replays_open(self) -> bool:
+        return self.viewer is Relation.FINISHED
 
     @property
     def win_rate(self) -> float | None:
@@ -82,6 +95,8 @@ class DealSummary:
             "daily_results": (
                 None if self.daily_results is None else [g.to_json() for g in self.daily_results]
             ),
+            "replays_open": self.replays_open,
+            "your_game": self.viewer_game,
         }
 
 
@@ -100,44 +115,96 @@ _FinishedQuery = Select[str, str, str, int, int | None, datetime | None]
 _FINISHED: _FinishedQuery = select(
     Game.id, Player.name, Game.status, Game.moves, Game.duration_ms, Game.finished_at
 ).join(Player, Player.id == Game.player_id)
+_EARLIER = aliased(Game)
+
+
+def _first_finished() -> Any:
+    """The game is its player's first finished game of its deal: the one that counts."""
+    return ~exists().where(
+        _EARLIER.player_id == Game.player_id,
+        _EARLIER.game == Game.game,
+        _EARLIER.deal == Game.deal,
+        _EARLIER.finished_at.is_not(None),
+        or_(
+            _EARLIER.finished_at < Game.finished_at,
+            and_(_EARLIER.finished_at == Game.finished_at, _EARLIER.id < Game.id),
+        ),
+    )
+
+
+def _first_dealt() -> Any:
+    """The game is its player's first game of its deal (the deal of the day ranks only that)."""
+    return ~exists().where(
+        _EARLIER.player_id == Game.player_id,
+        _EARLIER.game == Game.game,
+        _EARLIER.deal == Game.deal,
+        or_(
+            _EARLIER.created_at < Game.created_at,
+            and_(_EARLIER.created_at == Game.created_at, _EARLIER.id < Game.id),
+        ),
+    )
 
 
 class Deals:
-    def __init__(self, sessions: sessionmaker[Session], today: Callable[[], date] = daily.today):
+    def __init__(
+        self,
+        sessions: sessionmaker[Session],
+        deal_key: bytes,
+        today: Callable[[], date] = daily.today,
+    ) -> None:
         self.sessions = sessions
+        self.deal_key = deal_key
         self.today = today
 
-    def summary(self, slug: str, number: str | int) -> DealSummary:
+    def summary(self, slug: str, number: str | int, viewer: str | None = None) -> DealSummary:
         rules, deal = parse_deal(slug, number)
         today = self.today()
-        is_daily = daily.is_daily(slug, deal, today)
+        is_daily = daily.is_daily(slug, deal, today, self.deal_key)
         with self.sessions() as db:
+            related = same_deal.relation(db, viewer, slug, deal)
+            open_ = related is Relation.FINISHED
             counts = db.get(DealStats, (slug, deal))
             best_ids = (
                 [i for i in (counts.fewest_game_id, counts.fastest_game_id) if i] if counts else []
             )
             best = (
-                {g.id: g for g in _games(db, _FINISHED.where(Game.id.in_(best_ids)))}
+                {g.id: g for g in _games(db, _FINISHED.where(Game.id.in_(best_ids)), open_)}
                 if best_ids
                 else {}
             )
             here = (Game.game == slug, Game.deal == deal)
-            finished = _games(
-                db,
-                _FINISHED.where(
-                    *here, Game.finished_at.is_not(None), Game.first_move_at.is_not(None)
+            finished = (
+                _games(
+                    db,
+                    _FINISHED.where(*here, Game.finished_at.is_not(None), _first_finished())
+                    .order_by(Game.finished_at.desc(), Game.id)
+                    .limit(FINISHED_LISTED),
+                    open_,
                 )
-                .order_by(Game.finished_at.desc(), Game.id)
-                .limit(FINISHED_LISTED),
+                if open_
+                else []
             )
             results = None
             if is_daily:
                 midnight = datetime.combine(today, time(), tzinfo=UTC)
                 results = _games(
                     db,
-                    _FINISHED.where(*here, Game.status == Status.WON, Game.finished_at >= midnight)
+                    _FINISHED.where(
+                        *here,
+                        Game.status == Status.WON,
+                        Game.finished_at >= midnight,
+                        _first_dealt(),
+                    )
                     .order_by(Game.moves, Game.duration_ms, Game.finished_at, Game.id)
                     .limit(DAILY_RESULTS),
+                    open_,
+                )
+            mine = None
+            if related is Relation.IN_PLAY:
+                mine = db.scalar(
+                    select(Game.id).where(
+                        *here, Game.player_id == viewer, Game.status == Status.PLAYING
+                    )
                 )
         return DealSummary(
             rules,
@@ -149,8 +216,10 @@ class Deals:
             finished,
             today if is_daily else None,
             results,
+            related,
+            mine,
         )
 
 
-def _games(db: Session, query: _FinishedQuery) -> list[FinishedGame]:
-    return [FinishedGame(*row) for row in db.execute(query).all()]
+def _games(db: Session, query: _FinishedQuery, replayable: bool) -> list[FinishedGame]:
+    return [FinishedGame(*row, replayable=replayable) for row in db.execute(query).all()]

@@ -10,6 +10,7 @@ class ServiceError(Exception):
     def __init__(self, message: str) -> None:
         super().__init__(message)
         self.message = message
+        self.details: dict[str, str] = {}  # more machine-readable facts for the JSON answer
 
 
 class NotFound(ServiceError):
@@ -18,6 +19,39 @@ class NotFound(ServiceError):
 
 class Forbidden(ServiceError):
     status, code = 403, "forbidden"
+
+
+class SameDealInPlay(ServiceError):
+    """The viewer has an unfinished game of this deal: other games of it would show its cards."""
+
+    status, code = 403, "same_deal_in_play"
+
+    def __init__(self, message: str = "Finish your own game of this deal first.") -> None:
+        super().__init__(message)
+
+
+class DealNotFinished(ServiceError):
+    """Move logs and replays of a deal are for players who have finished a game of it."""
+
+    status, code = 403, "deal_not_finished"
+
+    def __init__(
+        self,
+        message: str = "Replays of a deal are shown to players who have finished a game of it: "
+        "play this deal first.",
+    ) -> None:
+        super().__init__(message)
+
+
+class DealInPlay(ServiceError):
+    """The player already has an unfinished game of the deal they asked to start."""
+
+    status, code = 409, "deal_in_play"
+
+    def __init__(self, game_id: str) -> None:
+        super().__init__("You already have a game of this deal in play: finish it first.")
+        self.game_id = game_id
+        self.details = {"game": game_id}
 
 
 class Unauthenticated(ServiceError):

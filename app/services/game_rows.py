@@ -44,6 +44,7 @@ class GameRow:
     game: str
     deal: int
     rules: str
+    rated: bool
     state: str
     version: int
     status: str
@@ -61,8 +62,8 @@ GAME = cast(Table, Game.__table__)
 MOVE = cast(Table, MoveRecord.__table__)
 _PLAYER = cast(Table, Player.__table__)
 MUTABLE = (
-    "state", "version", "status", "moves", "undos", "can_undo", "updated_at", "first_move_at",
-    "finished_at", "duration_ms",
+    "rated", "state", "version", "status", "moves", "undos", "can_undo", "updated_at",
+    "first_move_at", "finished_at", "duration_ms",
 )  # fmt: skip
 _TIMES = ("created_at", "updated_at", "first_move_at", "finished_at")
 

@@ -37,8 +37,10 @@ from app.engine import (
     loads,
 )
 from app.engine.deals import check_deal_number
-from app.services import stats
+from app.services import same_deal, stats
 from app.services.errors import (
+    DealInPlay,
+    DealNotFinished,
     Forbidden,
     GameInPlay,
     GameOver,
@@ -87,16 +89,24 @@ class GameView:
     rules: Ruleset
     state: State
     legal_moves: list[Move]
-    log: list[str] | None = None  # only for finished games
+    log: list[str] | None = None  # only for finished games shown whole
     step: Step | None = None  # the step just played, for fragments of the changed piles
-    deal_winnable: bool | None = None  # the solver's verdict on the deal (finished games)
+    # A finished game shown to a viewer who has not finished its deal keeps its hidden cards
+    # hidden (the same-deal rule): they may still play the deal themselves.
+    masked: bool = False
+    deal_winnable: bool | None = None  # the solver's verdict (finished, unmasked games)
 
     @property
     def finished(self) -> bool:
         return self.record.status != Status.PLAYING
 
+    @property
+    def shows_everything(self) -> bool:
+        """Every card (face-down and stock included): finished, and the viewer may see it."""
+        return self.finished and not self.masked
+
     def piles(self) -> dict[str, Any]:
-        if not self.finished:
+        if not self.shows_everything:
             return dict(self.rules.public_view(self.state))
         full = self.rules.full_view(self.state)
         out: dict[str, Any] = {pid: {"cards": cards} for pid, cards in full.items()}
@@ -112,6 +122,7 @@ class GameView:
             "game": g.game,
             "deal": g.deal,
             "rules": g.rules,
+            "rated": g.rated,
             "player": {"id": g.player_id, "name": self.player_name},
             "status": g.status,
             "version": g.version,
@@ -175,17 +186,33 @@ class Games:
     # -- starting and reading ------------------------------------------------------------
 
     def start(self, player_id: str, slug: str, deal: int | None = None) -> GameView:
+        """A new game: of a deal the server draws (rated), or of the chosen number (casual:
+        anyone may have scouted a chosen deal's cards, in another game of it)."""
         try:
             rules = get_ruleset(slug)
             number = self._rng.randint(1, MAX_DEAL) if deal is None else check_deal_number(deal)
         except (UnknownGame, InvalidDeal) as exc:
             raise InvalidRequest(str(exc)) from None
+        rated = deal is None
         state = rules.deal(number, self.deal_key)
         stamp = now()
         with self.sessions.begin() as db:
             name = db.scalar(select(Player.name).where(Player.id == player_id))
             if name is None:
                 raise NotFound("No such player.")
+            if not rated:
+                # One unfinished game per deal: a second one would let the player see cards
+                # that are still hidden in the first (a drawn number is never drawn again).
+                in_play = db.scalar(
+                    select(Game.id).where(
+                        Game.player_id == player_id,
+                        Game.game == slug,
+                        Game.deal == number,
+                        Game.status == Status.PLAYING,
+                    )
+                )
+                if in_play is not None:
+                    raise DealInPlay(in_play)
             legal = rules.legal_moves(state)
             record = GameRow(
                 id=new_id(),
@@ -193,6 +220,7 @@ class Games:
                 game=slug,
                 deal=number,
                 rules=RULES_VERSION,
+                rated=rated,
                 state=dumps(state),
                 version=0,
                 status=_status(rules, state, legal),
@@ -206,12 +234,20 @@ class Games:
                 duration_ms=None,
             )
             db.execute(insert(GAME).values(**vars(record)))
+            if rated:  # it counts as played from now on: the player has seen the layout
+                stats.count_dealt(db.connection(), record, stamp)
             return GameView(record, name, rules, state, legal)
 
-    def get(self, game_id: str) -> GameView:
+    def get(self, game_id: str, viewer: str | None) -> GameView:
+        """A game as ``viewer`` (None: nobody signed in) may see it: the same-deal rule."""
         with self.sessions() as db:
             record, name = self._load(db, game_id, lock=False)
-            return self._view(db, record, name)
+            if viewer == record.player_id:
+                return self._view(db, record, name)
+            related = same_deal.relation(db, viewer, record.game, record.deal)
+            same_deal.check_may_see(record.player_id, viewer, related)
+            everything = same_deal.sees_everything(record.player_id, viewer, related)
+            return self._view(db, record, name, masked=not everything)
 
     def in_progress(self, player_id: str, limit: int = 20) -> list[GameSummary]:
         """The player's unfinished games, latest first, to resume from any device."""
@@ -256,11 +292,8 @@ class Games:
             record.state = dumps(step.after)
             record.moves += 1
             record.can_undo = not step.revealed
-            first_move = record.first_move_at is None
             record.first_move_at = record.first_move_at or stamp
             self._advance(record, _status(rules, step.after, legal), stamp)
-            if first_move:
-                stats.count_played(tx.db, record, stamp)
             if record.status != Status.PLAYING:
                 stats.count_finished(tx.db, record, stamp)
             view = GameView(record, name, rules, step.after, legal, step=step)
@@ -328,12 +361,17 @@ class Games:
             _log_action(db, record, "resign", stamp)
             return self._view(db, record, name)
 
-    def replay_view(self, game_id: str, step: int | None) -> ReplayView:
-        """A finished game at any step of its move log, every card shown."""
+    def replay_view(self, game_id: str, step: int | None, viewer: str | None) -> ReplayView:
+        """A finished game at any step of its move log, every card shown: for its owner and
+        for players who have finished a game of its deal (the same-deal rule)."""
         with self.sessions() as db:
             record, name = self._load(db, game_id, lock=False)
+            related = same_deal.relation(db, viewer, record.game, record.deal)
+            same_deal.check_may_see(record.player_id, viewer, related)
             if record.status == Status.PLAYING:
                 raise GameInPlay("A replay is available once the game is over.")
+            if not same_deal.sees_everything(record.player_id, viewer, related):
+                raise DealNotFinished()
             moves = self._log(db, game_id)
         rules = get_ruleset(record.game)
         at = len(moves) if step is None else max(0, min(step, len(moves)))
@@ -363,14 +401,16 @@ class Games:
         name = values.pop("player_name")
         return GameRow(**values), name
 
-    def _view(self, db: Session | Connection, record: GameRow, name: str) -> GameView:
+    def _view(
+        self, db: Session | Connection, record: GameRow, name: str, *, masked: bool = False
+    ) -> GameView:
         rules = get_ruleset(record.game)
         state = loads(record.state)
         finished = record.status != Status.PLAYING
         legal = [] if finished else rules.legal_moves(state)
-        log = self._log(db, record.id) if finished else None
-        view = GameView(record, name, rules, state, legal, log)
-        if finished:
+        log = self._log(db, record.id) if finished and not masked else None
+        view = GameView(record, name, rules, state, legal, log, masked=masked)
+        if finished and not masked:  # the verdict is a spoiler too (same-deal rule)
             view.deal_winnable = deal_winnable(db, record.game, record.deal)
         return view
 

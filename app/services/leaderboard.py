@@ -18,13 +18,15 @@ from datetime import UTC, date, datetime, timedelta
 from enum import StrEnum
 from typing import Any
 
-from sqlalchemy import func, select
+from sqlalchemy import case, func, or_, select
 from sqlalchemy.orm import Session, sessionmaker
 
 from app.db.models import ALL_GAMES, DailyStats, Game, GameDailyStats, Player, PlayerStats
-from app.engine import GAMES
+from app.engine import GAMES, Status
+from app.services import same_deal
 from app.services.errors import InvalidRequest, NotFound
 from app.services.players import find_by_name
+from app.services.same_deal import Relation
 from app.services.stats import wilson_lower_bound
 
 BOARD_SIZE = 100
@@ -266,42 +268,65 @@ class GameRecord:
 
 
 @dataclass(frozen=True)
+class CasualRecord:
+    """Casual games (chosen deals) of one game: reported apart, never in a win rate's ranking."""
+
+    game: str
+    played: int
+    won: int
+
+    def to_json(self) -> dict[str, Any]:
+        return {"game": self.game, "played": self.played, "won": self.won}
+
+
+@dataclass(frozen=True)
 class RecentGame:
     id: str
     game: str
     deal: int
+    rated: bool
     status: str
     moves: int
     duration_ms: int | None
     when: datetime | None
+    # What the viewer may open of it (the same-deal rule): its board, its replay, or neither.
+    link: str | None = None
 
 
 @dataclass(frozen=True)
 class PlayerRecord:
     name: str
-    games: list[GameRecord]  # every game slug in registry order, then ``all``
+    games: list[GameRecord]  # rated games: every game slug in registry order, then ``all``
     recent: list[RecentGame]
+    casual: list[CasualRecord] = field(default_factory=list)  # games with any casual game
 
     def to_json(self) -> dict[str, Any]:
         return {
             "player": self.name,
             "games": [g.to_json() for g in self.games],
+            "casual": [c.to_json() for c in self.casual],
             "recent": [
                 {
                     "id": r.id,
                     "game": r.game,
                     "deal": r.deal,
+                    "rated": r.rated,
                     "status": r.status,
                     "moves": r.moves,
                     "seconds": None if r.duration_ms is None else r.duration_ms / 1000,
                     "started_at": r.when.isoformat() if r.when else None,
+                    "link": r.link,
                 }
                 for r in self.recent
             ],
         }
 
 
-def player_record(sessions: sessionmaker[Session], name: str) -> PlayerRecord:
+def player_record(
+    sessions: sessionmaker[Session], name: str, viewer: str | None = None
+) -> PlayerRecord:
+    """A player's rated record per game, their casual games apart, and their recent games
+    (rated from the deal, casual from their first move) as ``viewer`` may open them."""
     with sessions() as db:
         player = find_by_name(db, name)
         if player is None:
@@ -310,12 +335,26 @@ def player_record(sessions: sessionmaker[Session], name: str) -> PlayerRecord:
             s.game: s
             for s in db.scalars(select(PlayerStats).where(PlayerStats.player_id == player.id))
         }
+        casual = db.execute(
+            select(Game.game, func.count(), func.sum(case((Game.status == Status.WON, 1), else_=0)))
+            .where(
+                Game.player_id == player.id,
+                Game.rated.is_(False),
+                Game.first_move_at.is_not(None),
+            )
+            .group_by(Game.game)
+        ).all()
         recent = db.scalars(
             select(Game)
-            .where(Game.player_id == player.id, Game.first_move_at.is_not(None))
-            .order_by(Game.first_move_at.desc())
+            .where(Game.player_id == player.id, or_(Game.rated, Game.first_move_at.is_not(None)))
+            .order_by(Game.created_at.desc(), Game.id)
             .limit(RECENT_GAMES)
         ).all()
+        related = (
+            {}
+            if viewer == player.id
+            else same_deal.relations(db, viewer, {(g.game, g.deal) for g in recent})
+        )
     games = []
     for slug in (*GAMES, ALL_GAMES):
         s = rows.get(slug)
@@ -324,9 +363,25 @@ def player_record(sessions: sessionmaker[Session], name: str) -> PlayerRecord:
                        s.longest_streak)
             if s else GameRecord(slug, 0, 0, None, None, 0, 0)
         )  # fmt: skip
+    by_game = {slug: CasualRecord(slug, int(n), int(w or 0)) for slug, n, w in casual}
     return PlayerRecord(
         player.name,
         games,
-        [RecentGame(g.id, g.game, g.deal, g.status, g.moves, g.duration_ms, g.first_move_at)
-         for g in recent],
+        [
+            RecentGame(g.id, g.game, g.deal, g.rated, g.status, g.moves, g.duration_ms,
+                       g.first_move_at or g.created_at,
+                       _link(g, related.get((g.game, g.deal)), own=viewer == player.id))
+            for g in recent
+        ],
+        [by_game[slug] for slug in GAMES if slug in by_game],
     )  # fmt: skip
+
+
+def _link(game: Game, related: Relation | None, *, own: bool) -> str | None:
+    """Where the viewer may follow a game from a player page: a replay once they may see the
+    whole game, the board of a game in play if it spoils nothing of theirs, else nowhere."""
+    if own or related is Relation.FINISHED:
+        return f"/games/{game.id}/replay" if game.status != Status.PLAYING else f"/games/{game.id}"
+    if related is Relation.IN_PLAY:
+        return None
+    return f"/games/{game.id}" if game.status == Status.PLAYING else None

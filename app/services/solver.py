@@ -21,9 +21,10 @@ from anyio import to_thread
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session, sessionmaker
 
-from app.db.models import DealVerdict, GameHint
+from app.db.models import DealVerdict, Game, GameHint
 from app.db.session import make_engine, make_sessionmaker
 from app.engine import GAMES, Move, UnknownGame, get_ruleset, loads
+from app.services import stats
 from app.services.errors import Forbidden, GameOver, InvalidRequest, NoCertifiedDeals, NotFound
 from app.services.games import Games, GameView, _plausible
 from app.services.players import now
@@ -130,14 +131,23 @@ class Solver:
             return db.scalar(select(GameHint.hints).where(GameHint.game_id == game_id)) or 0
 
     def record_hint(self, game_id: str) -> int:
-        """Counts a hint given; the game is casual from its first hint on. The hint count."""
+        """Counts a hint given; the number of hints so far.
+
+        A game is casual from its first hint on: a rated one stops being rated (it still
+        counts as played, can no longer add a win, and ends the player's streaks).
+        """
         with self.sessions.begin() as db:
-            row = db.get(GameHint, game_id, with_for_update=True)
-            if row is None:
-                db.add(GameHint(game_id=game_id, hints=1, first_at=now()))
-                return 1
-            row.hints += 1
-            return row.hints
+            game = db.get(Game, game_id, with_for_update=True)
+            row = db.get(GameHint, game_id)
+            if row is not None:
+                row.hints += 1
+                return row.hints
+            db.add(GameHint(game_id=game_id, hints=1, first_at=now()))
+            if game is not None and game.rated:
+                game.rated = False
+                db.flush()
+                stats.count_hinted(db.connection(), game.player_id, game.game)
+            return 1
 
     async def hint(self, game_id: str, player_id: str) -> dict[str, Any]:
         state_text, version = await to_thread.run_sync(self.hint_position, game_id, player_id)
@@ -159,7 +169,7 @@ class Solver:
     def _own_game(self, game_id: str, player_id: str) -> GameView:
         if not _plausible(game_id):
             raise NotFound("There is no game with that id.")
-        view = self.games.get(game_id)
+        view = self.games.get(game_id, player_id)
         if view.record.player_id != player_id:
             raise Forbidden("This game belongs to another player.")
         return view

@@ -1,24 +1,26 @@
-"""Statistics (contract.md): what counts as played and won, and the counters behind them.
+"""Statistics (contract.md, v2): what counts as played and won, and the counters behind them.
 
-A game counts as played from its first accepted move, for ever; only a won game counts as won,
-so abandoning a bad deal cannot help a record. The counters, all updated in the same transaction
-as the move (or resignation) that changes them:
+Only **rated** games (the server drew the deal) count toward a player's record, and a rated
+game counts as played from the moment it is dealt: the player has seen the layout, so walking
+away from a bad opening cannot help a record. Only a won game counts as won. The counters, all
+updated in the same transaction as the start, move or resignation that changes them:
 
 - ``player_stats`` per player and game, plus an ``all`` row: played, won, the Wilson bound,
-  best time, fewest moves, streaks;
-- ``daily_stats`` per player, game and UTC day of the first move (recent-period leaderboards);
-- ``game_daily_stats`` per game and UTC day of the first move (each game's overall win rate);
-- ``deal_stats`` per deal: played, won, and the first games to reach the fewest moves and the
-  fastest time among wins (a later game must do strictly better to take a record).
+  best time, fewest moves, streaks (rated games only);
+- ``daily_stats`` per player, game and UTC day the game was dealt (recent-period leaderboards);
+- ``game_daily_stats`` per game and UTC day it was dealt (each game's overall win rate);
+- ``deal_stats`` per deal: each player's **first finished** game of the deal, rated or casual:
+  played, won, and the first games to reach the fewest moves and the fastest time among wins (a
+  later game must do strictly better to take a record). A second attempt at a deal, made
+  knowing its cards, never moves the deal's records.
 
-A win counts on the day its game was first played, so a period counts the games first played in
-it, won or not.
+A win counts on the day its game was dealt, so a period counts the games dealt in it, won or not.
 
-Streaks: a win adds one; a loss or a resignation ends the current streak, and so does starting
-to play a game while the previous game is still unfinished (the previous game of the same kind
-for a game's streak, of any kind for the all-games streak): otherwise leaving bad deals
-unfinished would protect a streak. Each unfinished game ends a streak once, when the next game
-starts; a game left unfinished long ago does not stop every later streak.
+Streaks (rated games): a win adds one; a loss or a resignation ends the current streak, and so
+does starting a rated game while the previous rated game is still unfinished (the previous game
+of the same kind for a game's streak, of any kind for the all-games streak): otherwise leaving
+bad deals unfinished would protect a streak. Each unfinished game ends a streak once, when the
+next game starts; a game left unfinished long ago does not stop every later streak.
 """
 
 from __future__ import annotations
@@ -55,9 +57,10 @@ class PlayedGame(Protocol):
     player_id: str
     game: str
     deal: int
+    rated: bool
     status: str
     moves: int
-    first_move_at: datetime | None
+    created_at: datetime
     duration_ms: int | None
 
 
@@ -131,9 +134,8 @@ def utc_day(stamp: datetime) -> date:
 
 
 def _bump_day(db: Connection, record: PlayedGame, played: int, won: int) -> None:
-    """Add to the player's and the game's counters of the day of the game's first move."""
-    assert record.first_move_at is not None
-    day = utc_day(record.first_move_at)
+    """Add to the player's and the game's counters of the day the game was dealt."""
+    day = utc_day(record.created_at)
     insert = _insert(db)
     stmt = insert(_DAILY_T)
     db.execute(
@@ -158,29 +160,23 @@ def _bump_day(db: Connection, record: PlayedGame, played: int, won: int) -> None
     )
 
 
-def count_played(db: Connection, record: PlayedGame, stamp: datetime) -> None:
-    """The game's first move was just accepted: from now on it counts as played."""
+def count_dealt(db: Connection, record: PlayedGame, stamp: datetime) -> None:
+    """A rated game was just dealt: from now on it counts as played."""
+    assert record.rated
     _bump(db, record, stamp, won=False)
     _bump_day(db, record, 1, 0)
-    deal = _insert(db)(_DEAL_T).values(game=record.game, deal=record.deal, played=1, won=0)
-    db.execute(
-        deal.on_conflict_do_update(
-            index_elements=[_DEAL.game, _DEAL.deal],
-            set_={"played": _DEAL.played + 1},
-        )
-    )
 
-    # Is the player's previous game (of this kind; of any kind) still unfinished?
+    # Is the player's previous rated game (of this kind; of any kind) still unfinished?
     def previous(*same_kind: Any) -> Any:
         return (
             select(_GAME.status)
             .where(
                 _GAME.player_id == record.player_id,
-                _GAME.first_move_at.is_not(None),
+                _GAME.rated.is_(True),
                 _GAME.id != record.id,
                 *same_kind,
             )
-            .order_by(_GAME.first_move_at.desc())
+            .order_by(_GAME.created_at.desc())
             .limit(1)
             .scalar_subquery()
         )
@@ -196,33 +192,60 @@ def count_played(db: Connection, record: PlayedGame, stamp: datetime) -> None:
 
 
 def count_finished(db: Connection, record: PlayedGame, stamp: datetime) -> None:
-    """The game just ended (won, lost or resigned). Games never played count for nothing."""
-    if record.first_move_at is None:
-        return
-    if record.status != Status.WON:
-        _end_streaks(db, record.player_id, (record.game, ALL_GAMES))
-        return
-    _bump(db, record, stamp, won=True)
-    _bump_day(db, record, 0, 1)
-    _count_deal_win(db, record)
+    """The game just ended (won, lost or resigned)."""
+    if record.rated:
+        if record.status == Status.WON:
+            _bump(db, record, stamp, won=True)
+            _bump_day(db, record, 0, 1)
+        else:
+            _end_streaks(db, record.player_id, (record.game, ALL_GAMES))
+    if _first_finished_of_deal(db, record):
+        _count_deal(db, record)
 
 
-def _count_deal_win(db: Connection, record: PlayedGame) -> None:
-    # One statement: every SET expression reads the row as it was, under the row's lock.
-    fewer = or_(_DEAL.fewest_moves.is_(None), _DEAL.fewest_moves > record.moves)
-    ms = record.duration_ms  # set for every won game: a win takes at least one move
-    faster = or_(_DEAL.fastest_ms.is_(None), _DEAL.fastest_ms > ms)
-    db.execute(
-        update(_DEAL_T)
-        .where(_DEAL.game == record.game, _DEAL.deal == record.deal)
-        .values(
-            won=_DEAL.won + 1,
-            fewest_moves=case((fewer, record.moves), else_=_DEAL.fewest_moves),
-            fewest_game_id=case((fewer, record.id), else_=_DEAL.fewest_game_id),
-            fastest_ms=case((faster, ms), else_=_DEAL.fastest_ms),
-            fastest_game_id=case((faster, record.id), else_=_DEAL.fastest_game_id),
+def _first_finished_of_deal(db: Connection, record: PlayedGame) -> bool:
+    earlier = db.execute(
+        select(_GAME.id)
+        .where(
+            _GAME.player_id == record.player_id,
+            _GAME.game == record.game,
+            _GAME.deal == record.deal,
+            _GAME.id != record.id,
+            _GAME.finished_at.is_not(None),
         )
+        .limit(1)
+    ).first()
+    return earlier is None
+
+
+def _count_deal(db: Connection, record: PlayedGame) -> None:
+    """The player's first finished game of the deal goes into the deal's counts and records.
+
+    One statement: every SET expression reads the row as it was, under the row's lock."""
+    won = record.status == Status.WON
+    ms = record.duration_ms if won else None  # set for every won game: a win takes a move
+    stmt = _insert(db)(_DEAL_T).values(
+        game=record.game,
+        deal=record.deal,
+        played=1,
+        won=int(won),
+        fewest_moves=record.moves if won else None,
+        fewest_game_id=record.id if won else None,
+        fastest_ms=ms,
+        fastest_game_id=record.id if won else None,
     )
+    changes: dict[str, Any] = {"played": _DEAL.played + 1}
+    if won:
+        fewer = or_(_DEAL.fewest_moves.is_(None), _DEAL.fewest_moves > record.moves)
+        faster = or_(_DEAL.fastest_ms.is_(None), _DEAL.fastest_ms > ms)
+        changes |= {
+            "won": _DEAL.won + 1,
+            "fewest_moves": case((fewer, record.moves), else_=_DEAL.fewest_moves),
+            "fewest_game_id": case((fewer, record.id), else_=_DEAL.fewest_game_id),
+            "fastest_ms": case((faster, ms), else_=_DEAL.fastest_ms),
+            "fastest_game_id": case((faster, record.id), else_=_DEAL.fastest_game_id),
+        }
+    db.execute(stmt.on_conflict_do_update(index_elements=[_DEAL.game, _DEAL.deal], set_=changes))
 
 
 def _end_streaks(db: Connection, player_id: str, games: tuple[str, ...]) -> None:
@@ -231,3 +254,10 @@ def _end_streaks(db: Connection, player_id: str, games: tuple[str, ...]) -> None
         .where(_PLAYER.player_id == player_id, _PLAYER.game.in_(games))
         .values(current_streak=0)
     )
+
+
+def count_hinted(db: Connection, player_id: str, game: str) -> None:
+    """A rated game took its first hint and became casual: it stays played (it counted from
+    its deal), can no longer add a win, and ends the player's streaks as a loss would — so a
+    hint cannot rescue a record from a deal going badly."""
+    _end_streaks(db, player_id, (game, ALL_GAMES))

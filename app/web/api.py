@@ -1,4 +1,5 @@
-"""The JSON API (contract.md). Mutations need a bearer token; reading a game needs nothing."""
+"""The JSON API (contract.md). Mutations need a bearer token; reading a game needs none, but a
+reader who sends one is held to the same-deal rule (app/services/same_deal.py)."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt, Strict
 from app.engine import MAX_DEAL, Move
 from app.services.errors import InvalidRequest
 from app.services.games import GameView
-from app.web.deps import ApiPlayer, DealsDep, GamesDep, PlayersDep, SolverDep
+from app.web.deps import ApiPlayer, ApiViewer, DealsDep, GamesDep, PlayersDep, SolverDep
 
 router = APIRouter(prefix="/api", tags=["api"])
 
@@ -30,7 +31,13 @@ class PlayerCreated(BaseModel):
 
 class NewGame(BaseModel):
     game: StrictStr = Field(max_length=64)
-    deal: StrictInt | None = Field(default=None, ge=1, le=MAX_DEAL)
+    deal: StrictInt | None = Field(
+        default=None,
+        ge=1,
+        le=MAX_DEAL,
+        description="A chosen deal number makes a casual game; without one the server draws "
+        "the deal and the game is rated.",
+    )
     winnable: StrictBool = False  # a deal from the certified pool (a casual game)
 
 
@@ -92,8 +99,11 @@ async def game_hint(game_id: str, player: ApiPlayer, solver: SolverDep) -> dict[
 
 
 @router.get("/games/{game_id}", response_class=JSONResponse, responses=GAME_STATE)
-def read_game(game_id: str, games: GamesDep) -> JSONResponse:
-    return state_response(games.get(game_id))
+def read_game(game_id: str, games: GamesDep, viewer: ApiViewer) -> JSONResponse:
+    """A game as the caller may see it: ``403 same_deal_in_play`` while the caller has an
+    unfinished game of the same deal; a finished game's every card and move log only for its
+    owner and for players who have finished a game of its deal."""
+    return state_response(games.get(game_id, viewer))
 
 
 @router.post("/games/{game_id}/moves", response_class=JSONResponse, responses=GAME_STATE)
@@ -123,5 +133,5 @@ def resign(game_id: str, player: ApiPlayer, games: GamesDep) -> JSONResponse:
 
 
 @router.get("/deals/{game}/{number}")
-def deal_summary(game: str, number: str, deals: DealsDep) -> dict[str, Any]:
-    return deals.summary(game, number).to_json()
+def deal_summary(game: str, number: str, deals: DealsDep, viewer: ApiViewer) -> dict[str, Any]:
+    return deals.summary(game, number, viewer).to_json()

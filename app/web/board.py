@@ -78,13 +78,15 @@ def pile_views(view: GameView, only: tuple[str, ...] | None = None) -> list[Pile
         if only is not None and spec.id not in only:
             continue
         shown = piles[spec.id]
-        # A stock in play is only a count; cards are listed only once the game is over.
+        # A stock in play is only a count; cards are listed only once the game is over (and
+        # only to a viewer who may see every card of the deal).
+        whole = view.shows_everything
         codes: list[str | None] = (
-            shown.get("cards", []) if spec.kind is not PileKind.STOCK or view.finished else []
+            shown.get("cards", []) if spec.kind is not PileKind.STOCK or whole else []
         )
         count = int(shown.get("count", len(codes)))
         fanned = spec.fan is Fan.DOWN
-        if spec.kind is PileKind.STOCK and count and not view.finished:
+        if spec.kind is PileKind.STOCK and count and not whole:
             drawn: list[str | None] = [None]  # one back stands for the whole stock
         elif fanned:
             drawn = codes

@@ -82,5 +82,14 @@ async def api_player_id(request: Request, players: PlayersDep) -> str:
     return player_id
 
 
+async def api_viewer_id(request: Request, players: PlayersDep) -> str | None:
+    """Who reads through the API: the bearer token's player, or None without a token. Reading
+    needs no token, but a reader with one is held to the same-deal rule."""
+    if "authorization" not in request.headers:
+        return None
+    return await api_player_id(request, players)
+
+
 BrowserPlayer = Annotated[str, Depends(browser_player_id)]
 ApiPlayer = Annotated[str, Depends(api_player_id)]
+ApiViewer = Annotated[str | None, Depends(api_viewer_id)]

@@ -26,8 +26,17 @@ def error_json(status: int, code: str, message: str, **extra: Any) -> JSONRespon
     return JSONResponse({"error": {"code": code, "message": message, **extra}}, status_code=status)
 
 
-def error_page(request: Request, status: int, message: str) -> Response:
-    title = {404: "Not found", 403: "Not yours", 409: "Conflict"}.get(status, "Something is off")
+# Refusals whose page deserves its own heading (the same-deal rule is not "not yours").
+_TITLES = {
+    "same_deal_in_play": "Finish your own game first",
+    "deal_not_finished": "Finish this deal first",
+}
+
+
+def error_page(request: Request, status: int, message: str, code: str = "") -> Response:
+    title = _TITLES.get(code) or {404: "Not found", 403: "Not yours", 409: "Conflict"}.get(
+        status, "Something is off"
+    )
     return render(request, "pages/error.html", {"title": title, "message": message}, status)
 
 
@@ -43,8 +52,8 @@ def install(app: FastAPI) -> None:
     @app.exception_handler(ServiceError)
     async def _service_error(request: Request, exc: ServiceError) -> Response:
         if is_api(request):
-            return error_json(exc.status, exc.code, exc.message)
-        return error_page(request, exc.status, exc.message)
+            return error_json(exc.status, exc.code, exc.message, **exc.details)
+        return error_page(request, exc.status, exc.message, exc.code)
 
     @app.exception_handler(RequestValidationError)
     async def _invalid(request: Request, exc: RequestValidationError) -> Response:

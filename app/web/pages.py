@@ -19,7 +19,14 @@ from app.services.errors import NotFound, ServiceError
 from app.services.games import GameView
 from app.services.history import History
 from app.web.board import RUN_GAMES, clock_text, pile_choices, pile_views, status_context
-from app.web.deps import SESSION_PLAYER, BrowserPlayer, DealsDep, GamesDep, PlayersDep
+from app.web.deps import (
+    SESSION_PLAYER,
+    BrowserPlayer,
+    DealsDep,
+    GamesDep,
+    PlayersDep,
+    SettingsDep,
+)
 from app.web.play import BOARD_FLASH
 from app.web.templating import PREF_FLAGS, PREFS_COOKIE, PREFS_MAX_AGE, Prefs, render
 
@@ -60,7 +67,9 @@ def history(request: Request) -> History:
 
 
 @router.get("/")
-def home(request: Request, player: BrowserPlayer, games: GamesDep) -> Response:
+def home(
+    request: Request, player: BrowserPlayer, games: GamesDep, settings: SettingsDep
+) -> Response:
     return render(
         request,
         "pages/home.html",
@@ -68,7 +77,7 @@ def home(request: Request, player: BrowserPlayer, games: GamesDep) -> Response:
             "in_progress": games.in_progress(player, 5),
             "max_deal": MAX_DEAL,
             "blurbs": BLURBS,
-            "daily": daily.daily_deals(daily.today()),
+            "daily": daily.daily_deals(daily.today(), settings.deal_key_bytes),
         },
     )
 
@@ -84,14 +93,16 @@ def my_games(request: Request, player: BrowserPlayer) -> Response:
 
 
 @router.get("/deal/{game}/{number}")
-def deal_page(request: Request, game: str, number: str, deals: DealsDep) -> Response:
-    summary = deals.summary(game, number)
+def deal_page(
+    request: Request, game: str, number: str, deals: DealsDep, viewer: BrowserPlayer
+) -> Response:
+    summary = deals.summary(game, number, viewer)
     return render(request, "pages/deal.html", {"deal": summary, "rules": summary.rules})
 
 
 @router.get("/games/{game_id}")
 def board(request: Request, game_id: str, player: BrowserPlayer, games: GamesDep) -> Response:
-    view = games.get(game_id)
+    view = games.get(game_id, player)
     flash = request.session.pop(BOARD_FLASH, None)
     said = flash if isinstance(flash, dict) and flash.get("game") == game_id else {}
     mine = view.record.player_id == player and not view.finished

@@ -15,7 +15,7 @@ from fastapi import APIRouter, Form, Request
 from fastapi.responses import RedirectResponse, Response
 
 from app.engine import InvalidMove, Move
-from app.services.errors import ServiceError
+from app.services.errors import DealInPlay, ServiceError
 from app.services.games import Games, GameView, MoveOutcome
 from app.web.board import (
     auto_move_candidate,
@@ -51,7 +51,15 @@ def start(
             {"title": "No such deal", "message": "A deal number is a whole number."},
             422,
         )
-    view = games.start(player, game, number)
+    try:
+        view = games.start(player, game, number)
+    except DealInPlay as exc:  # one unfinished game per deal: take the player back to it
+        request.session[BOARD_FLASH] = {
+            "game": exc.game_id,
+            "text": "You already have this deal in play: here it is.",
+            "error": False,
+        }
+        return RedirectResponse(f"/games/{exc.game_id}", status_code=303)
     return RedirectResponse(f"/games/{view.record.id}", status_code=303)
 
 
@@ -64,6 +72,7 @@ def _whole_number(text: str) -> int | None:
 def _answer(
     request: Request,
     game_id: str,
+    player: str,
     games: Games,
     view: GameView | None,
     *,
@@ -82,7 +91,7 @@ def _answer(
         request.session[BOARD_FLASH] = said
         return vary_on_htmx(RedirectResponse(f"/games/{game_id}", status_code=303))
     if view is None:
-        view = games.get(game_id)
+        view = games.get(game_id, player)
         changed = None
     elif view.finished:
         changed = None  # a finished game shows every card, so the whole board is sent again
@@ -100,11 +109,17 @@ def _answer(
 
 
 def _parse_move(
-    move: str | None, source: str | None, target: str | None, count: str, games: Games, gid: str
+    move: str | None,
+    source: str | None,
+    target: str | None,
+    count: str,
+    games: Games,
+    gid: str,
+    player: str,
 ) -> Move:
     """The move from a notation field (``t2-t7/3``, or ``deal``) or from from/to/count fields."""
     if move == DEAL:
-        legal = games.get(gid).legal_moves
+        legal = games.get(gid, player).legal_moves
         redeal = [m for m in legal if m.source == "waste" and m.target == "stock"]
         return redeal[0] if redeal else Move("stock", "waste")
     if move:
@@ -153,12 +168,12 @@ def move(
     notation: Annotated[str | None, Form(alias="move", max_length=24)] = None,
 ) -> Response:
     try:
-        chosen = _parse_move(notation, from_, to, count, games, game_id)
+        chosen = _parse_move(notation, from_, to, count, games, game_id, player)
         outcome = games.move(game_id, player, chosen, version)
     except InvalidMove as exc:
-        return _answer(request, game_id, games, None, error=str(exc), status=422)
+        return _answer(request, game_id, player, games, None, error=str(exc), status=422)
     except ServiceError as exc:
-        return _refused(request, game_id, games, exc)
+        return _refused(request, game_id, player, games, exc)
     view = outcome.view
     assert view.step is not None
     text = describe_move(view.rules, view.step)
@@ -175,16 +190,24 @@ def move(
         text += " No legal move is left: the game is over."
     order = view.rules.pile_ids
     return _answer(
-        request, game_id, games, view, changed=tuple(p for p in order if p in changed), text=text
+        request,
+        game_id,
+        player,
+        games,
+        view,
+        changed=tuple(p for p in order if p in changed),
+        text=text,
     )
 
 
-def _refused(request: Request, game_id: str, games: GamesDep, exc: ServiceError) -> Response:
+def _refused(
+    request: Request, game_id: str, player: str, games: GamesDep, exc: ServiceError
+) -> Response:
     """A refused board action: the reason and the current board. Not-yours and no-such-game
     are pages of their own, not board fragments."""
     if exc.status in (403, 404):
         raise exc
-    return _answer(request, game_id, games, None, error=exc.message, status=exc.status)
+    return _answer(request, game_id, player, games, None, error=exc.message, status=exc.status)
 
 
 @router.post("/games/{game_id}/undo")
@@ -192,11 +215,11 @@ def undo(request: Request, game_id: str, player: BrowserPlayer, games: GamesDep)
     try:
         view = games.undo(game_id, player)
     except ServiceError as exc:
-        return _refused(request, game_id, games, exc)
+        return _refused(request, game_id, player, games, exc)
     step = view.step
     changed = step.changed if step else ()
     text = describe_undo(view.rules, step) if step else "Took back a move."
-    return _answer(request, game_id, games, view, changed=changed, text=text)
+    return _answer(request, game_id, player, games, view, changed=changed, text=text)
 
 
 @router.post("/games/{game_id}/resign")
@@ -204,5 +227,5 @@ def resign(request: Request, game_id: str, player: BrowserPlayer, games: GamesDe
     try:
         view = games.resign(game_id, player)
     except ServiceError as exc:
-        return _refused(request, game_id, games, exc)
-    return _answer(request, game_id, games, view, text="You resigned: the game is over.")
+        return _refused(request, game_id, player, games, exc)
+    return _answer(request, game_id, player, games, view, text="You resigned: the game is over.")

@@ -12,7 +12,7 @@ from app.services import daily
 from app.services.errors import NotFound
 from app.services.leaderboard import Leaderboards, Period, parse_board_args, player_record
 from app.web.board import pile_views
-from app.web.deps import GamesDep
+from app.web.deps import ApiViewer, BrowserPlayer, GamesDep, SettingsDep
 from app.web.templating import render
 
 router = APIRouter()
@@ -56,14 +56,15 @@ def leaderboard_page(
 
 
 @router.get("/api/players/{name}", tags=["api"], response_model=None)
-def player_json(request: Request, name: str) -> JSONResponse:
-    """A player's record per game (and all games together) and their recent games."""
-    return JSONResponse(player_record(request.app.state.sessions, name).to_json())
+def player_json(request: Request, name: str, viewer: ApiViewer) -> JSONResponse:
+    """A player's rated record per game (and all games together), their casual games apart,
+    and their recent games (``link``: what the caller may open of each)."""
+    return JSONResponse(player_record(request.app.state.sessions, name, viewer).to_json())
 
 
 @router.get("/players/{name}")
-def player_page(request: Request, name: str) -> Response:
-    record = player_record(request.app.state.sessions, name)
+def player_page(request: Request, name: str, viewer: BrowserPlayer) -> Response:
+    record = player_record(request.app.state.sessions, name, viewer)
     return render(request, "pages/player.html", {"record": record})
 
 
@@ -72,9 +73,10 @@ def replay_page(
     request: Request,
     game_id: str,
     games: GamesDep,
+    viewer: BrowserPlayer,
     step: Annotated[int | None, Query(ge=0, le=100_000)] = None,
 ) -> Response:
-    replay = games.replay_view(game_id, step)
+    replay = games.replay_view(game_id, step, viewer)
     return render(
         request,
         "pages/replay.html",
@@ -91,21 +93,24 @@ def replay_page(
 def replay_json(
     game_id: str,
     games: GamesDep,
+    viewer: ApiViewer,
     step: Annotated[int | None, Query(ge=0, le=100_000)] = None,
 ) -> dict[str, Any]:
-    """A finished game after ``step`` moves of its log (default: all), every card shown."""
-    replay = games.replay_view(game_id, step)
+    """A finished game after ``step`` moves of its log (default: all), every card shown: for
+    its owner and players who have finished a game of its deal (send your bearer token)."""
+    replay = games.replay_view(game_id, step, viewer)
     return {"step": replay.step, "moves": replay.moves, "game": replay.view.to_json()}
 
 
 @router.get("/api/daily", tags=["api"])
-def daily_json() -> dict[str, Any]:
+def daily_json(settings: SettingsDep) -> dict[str, Any]:
     day = daily.today()
-    return {"date": day.isoformat(), "deals": daily.daily_deals(day)}
+    return {"date": day.isoformat(), "deals": daily.daily_deals(day, settings.deal_key_bytes)}
 
 
 @router.get("/daily/{game}")
-def daily_redirect(game: str) -> Response:
+def daily_redirect(game: str, settings: SettingsDep) -> Response:
     if game not in GAMES:
         raise NotFound("There is no such game.")
-    return RedirectResponse(f"/deal/{game}/{daily.daily_deal(game, daily.today())}", 303)
+    number = daily.daily_deal(game, daily.today(), settings.deal_key_bytes)
+    return RedirectResponse(f"/deal/{game}/{number}", 303)

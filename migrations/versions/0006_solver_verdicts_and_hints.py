@@ -1,7 +1,7 @@
 """the solver's verdicts on deals (and the certified pool of winnable deals), hints per game
 
 Revision ID: 0006
-Revises: 0003
+Revises: 0004
 Create Date: 2026-11-23 19:30:00.000000
 """
 
@@ -11,7 +11,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision: str = "0006"
-down_revision: str | None = "0003"
+down_revision: str | None = "0004"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 

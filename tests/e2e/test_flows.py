@@ -161,7 +161,7 @@ def test_winning_through_the_interface(page: Page, server: Server, screenshots: 
     page.screenshot(path=screenshots / "castles-end-won-1280x800.png", animations="disabled")
     summary.get_by_role("link", name="Share this deal").click()
     assert page.evaluate("() => navigator.clipboard.readText()").endswith("/deal/castles-end/77")
-    summary.get_by_role("button", name="Play again").click()
+    summary.get_by_role("button", name="Play this deal again").click()
     page.wait_for_url(re.compile(r"/games/(?!" + re.escape(game_id) + r")[A-Za-z0-9_-]+$"))
     expect(page.get_by_role("heading", level=1)).to_contain_text("deal 77")
     assert game_json(page, page.url.rsplit("/", 1)[1])["version"] == 0
@@ -175,7 +175,7 @@ def test_winning_by_double_click(page: Page, server: Server) -> None:
     page.locator("#pile-r1 > li").dblclick()
     wait_version(page, v + 1)
     expect(page.locator(".summary h2")).to_have_text("You won!")
-    expect(page.locator(".summary").get_by_role("button", name="New deal")).to_be_visible()
+    expect(page.locator(".summary").get_by_role("button", name="New rated game")).to_be_visible()
     # A finished game takes no more moves: the move controls are gone.
     expect(page.locator("#move-form")).to_be_hidden()
     expect(page.get_by_role("button", name="Undo")).to_be_hidden()
@@ -230,10 +230,12 @@ def test_resign_then_a_new_deal(page: Page) -> None:
     expect(page.locator(".summary h2")).to_have_text("Game over")
     assert game_json(page, game_id)["status"] == "lost"
     expect(page.locator("#announce")).to_contain_text("You resigned")
-    page.locator(".summary").get_by_role("button", name="New deal").click()
+    page.locator(".summary").get_by_role("button", name="New rated game").click()
     page.wait_for_url(re.compile(r"/games/(?!" + re.escape(game_id) + r")[A-Za-z0-9_-]+$"))
     fresh = game_json(page, page.url.rsplit("/", 1)[1])
     assert fresh["game"] == "corners" and fresh["status"] == "playing"
+    assert fresh["rated"] is True  # the server drew it
+    expect(page.locator(".by .kind")).to_have_text("Rated")
 
 
 def test_keyboard_picks_a_longer_run_with_each_press(page: Page) -> None:

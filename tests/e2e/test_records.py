@@ -16,8 +16,18 @@ pytestmark = pytest.mark.e2e
 DEAL = 424242
 
 
-def _deal_then_resign(page: Page, slug: str) -> str:
-    game_id = open_deal(page, slug, DEAL)
+def _deal_then_resign(page: Page, slug: str, deal: int | None = None) -> str:
+    """A game dealt and resigned after one deal from the stock: of a chosen deal (casual), or
+    the server's draw from the home page's *New rated game* (rated)."""
+    if deal is None:
+        page.goto("/")
+        card = page.locator(".game-card", has=page.locator(f'input[value="{slug}"]'))
+        card.get_by_role("button", name="New rated game").click()
+        page.wait_for_url(re.compile(r"/games/[A-Za-z0-9_-]+$"))
+        page.wait_for_selector("#game-status")
+        game_id = page.url.rsplit("/", 1)[1]
+    else:
+        game_id = open_deal(page, slug, deal)
     page.get_by_role("button", name="Deal").first.click()
     wait_version(page, 1)
     page.once("dialog", lambda dialog: dialog.accept())
@@ -29,14 +39,17 @@ def _deal_then_resign(page: Page, slug: str) -> str:
 def test_a_new_player_finds_their_record_on_the_leaderboard_deal_page_and_replay(
     page: Page, screenshots: Path
 ) -> None:
-    first = _deal_then_resign(page, "corners")
+    rated = _deal_then_resign(page, "corners")
+    expect(page.locator(".by .kind")).to_have_text("Rated")
     _deal_then_resign(page, "patriarchs")
-    name = game_json(page, first)["player"]["name"]
+    first = _deal_then_resign(page, "corners", DEAL)  # casual: not on the leaderboard
+    expect(page.locator(".by .kind")).to_have_text("Casual")
+    name = game_json(page, rated)["player"]["name"]
 
     page.goto("/leaderboard")
     row = page.locator("table.results tbody tr", has_text=name)
     expect(row).to_have_count(1)
-    expect(row.locator("td").nth(2)).to_have_text("2")  # played
+    expect(row.locator("td").nth(2)).to_have_text("2")  # played: the two rated games
     expect(row.locator("td").nth(3)).to_have_text("0")  # won
     page.screenshot(path=str(screenshots / "new-player-leaderboard-1280x800.png"))
 

@@ -1,8 +1,9 @@
-"""Statistics as contract.md defines them, on SQLite and PostgreSQL.
+"""Statistics as contract.md (v2) defines them, on SQLite and PostgreSQL.
 
-What counts as played (from the first accepted move, for ever) and won, resignations and
-abandoned games, what each game records, streaks, the Wilson bound, the leaderboard's ranking,
-minimum and periods, the overall win rate of each game, and the record of a deal.
+What counts as played (a rated game, from the moment it is dealt, for ever) and won, casual
+games apart, resignations and abandoned games, what each game records, streaks, the Wilson
+bound, the leaderboard's ranking, minimum and periods, the overall win rate of each game, the
+record of a deal (each player's first finished game of it), and the recount of migration 0004.
 
 These tests use a database of their own per backend (emptied before each test, so ranks and
 totals are exact), play through the real services with real legal moves (a won Corners game is
@@ -11,6 +12,7 @@ found by a small search with the engine), and run on a clock the test controls.
 
 from __future__ import annotations
 
+import hashlib
 import math
 import os
 import sys
@@ -40,7 +42,7 @@ from app.db.models import (
     PlayerStats,
 )
 from app.db.session import make_engine, make_sessionmaker
-from app.engine import DEVELOPMENT_KEY, Move, Ruleset, State, get_ruleset
+from app.engine import DEVELOPMENT_KEY, MAX_DEAL, Move, Ruleset, State, get_ruleset
 from app.services import daily as daily_module
 from app.services import games as games_module
 from app.services.deals import Deals
@@ -48,10 +50,12 @@ from app.services.games import Games
 from app.services.leaderboard import Leaderboards, Period, player_record
 from app.services.players import create_player
 from app.services.stats import wilson_lower_bound
-from tests.databases import fresh_postgres_database, migrate, sqlite_url
+from tests.databases import downgrade, fresh_postgres_database, migrate, sqlite_url
 
-# A Corners deal that can be won: the small search below finds a winning line in ~130 nodes.
-WIN_GAME, WIN_DEAL = "corners", 14
+# Corners deals that can be won: the small search below finds a winning line for each. Their
+# numbers are above 2^32, like the numbers the server draws (migration 0004 tells drawn deals
+# from chosen ones by that).
+WIN_GAME, WIN_DEAL, WIN_DEAL_2 = "corners", 4_294_967_297, 4_294_967_307
 START = datetime(2026, 11, 21, 12, 0, tzinfo=UTC)
 
 
@@ -118,6 +122,17 @@ def undoable_index(line: tuple[Move, ...], slug: str = WIN_GAME, deal: int = WIN
 
 
 @dataclass
+class Drawn:
+    """Stands in for the server's random draw of a deal number."""
+
+    number: int
+
+    def randint(self, low: int, high: int) -> int:
+        assert low <= self.number <= high
+        return self.number
+
+
+@dataclass
 class Clock:
     """Stands in for the services' clock: each reading is ``step`` after the previous one."""
 
@@ -170,43 +185,63 @@ class Env:
             assert player is not None
             return player.name
 
-    def start(self, player_id: str, slug: str = "quadrangle", deal: int = 1) -> str:
-        return self.games.start(player_id, slug, deal).record.id
+    def start(
+        self, player_id: str, slug: str = "quadrangle", deal: int = 1, *, rated: bool = True
+    ) -> str:
+        """A game of ``deal``: rated as if the server had drawn that number, or casual (the
+        player chose it)."""
+        if not rated:
+            return self.games.start(player_id, slug, deal).record.id
+        self.games._rng = Drawn(deal)  # type: ignore[assignment]
+        view = self.games.start(player_id, slug)
+        assert view.record.deal == deal and view.record.rated
+        return view.record.id
 
     def play(self, player_id: str, game_id: str, moves: list[Move] | tuple[Move, ...]) -> None:
-        version = self.games.get(game_id).record.version
+        version = self.games.get(game_id, player_id).record.version
         for move in moves:
             version = self.games.move(game_id, player_id, move, version).view.record.version
 
     def first_move(self, player_id: str, game_id: str) -> None:
-        view = self.games.get(game_id)
+        view = self.games.get(game_id, player_id)
         self.play(player_id, game_id, [view.legal_moves[0]])
 
-    def played(self, player_id: str, slug: str = "quadrangle", deal: int = 1) -> str:
+    def played(
+        self, player_id: str, slug: str = "quadrangle", deal: int = 1, *, rated: bool = True
+    ) -> str:
         """A game with one move, left unfinished."""
-        game_id = self.start(player_id, slug, deal)
+        game_id = self.start(player_id, slug, deal, rated=rated)
         self.first_move(player_id, game_id)
         return game_id
 
-    def lost(self, player_id: str, slug: str = "quadrangle", deal: int = 1) -> str:
+    def lost(
+        self, player_id: str, slug: str = "quadrangle", deal: int = 1, *, rated: bool = True
+    ) -> str:
         """A game with one move, then resigned."""
-        game_id = self.played(player_id, slug, deal)
+        game_id = self.played(player_id, slug, deal, rated=rated)
         self.games.resign(game_id, player_id)
         return game_id
 
-    def win(self, player_id: str, *, extra_undo: bool = False) -> str:
+    def win(
+        self,
+        player_id: str,
+        *,
+        extra_undo: bool = False,
+        rated: bool = True,
+        deal: int = WIN_DEAL,
+    ) -> str:
         """A won Corners game, by the found line; ``extra_undo`` plays one move twice with an
         undo in between (one more move, one undo)."""
-        line = winning_line()
-        game_id = self.start(player_id, WIN_GAME, WIN_DEAL)
+        line = winning_line(WIN_GAME, deal)
+        game_id = self.start(player_id, WIN_GAME, deal, rated=rated)
         if extra_undo:
-            i = undoable_index(line)
+            i = undoable_index(line, WIN_GAME, deal)
             self.play(player_id, game_id, line[: i + 1])
             self.games.undo(game_id, player_id)
             self.play(player_id, game_id, line[i:])
         else:
             self.play(player_id, game_id, line)
-        assert self.games.get(game_id).record.status == "won"
+        assert self.games.get(game_id, player_id).record.status == "won"
         return game_id
 
     def stats(self, player_id: str, game: str) -> PlayerStats | None:
@@ -282,35 +317,62 @@ def test_wilson_of_nothing_played_is_zero() -> None:
 # -- played, won, and what a game records ----------------------------------------------------------
 
 
-def test_a_started_game_is_not_played_until_its_first_move(env: Env) -> None:
+def test_a_rated_game_counts_as_played_from_the_deal(env: Env) -> None:
     me = env.player()
-    game_id = env.start(me)
-    assert env.stats(me, "quadrangle") is None
-    assert Deals(env.sessions).summary("quadrangle", 1).played == 0
-    assert env.boards().board(None, Period.ALL).totals["quadrangle"].played == 0
-
-    env.play(me, game_id, [Move.parse("t5-t9")])  # reveals nothing: it can be undone
+    game_id = env.start(me)  # dealt, no move yet: the player has seen the layout
     for key in ("quadrangle", ALL_GAMES):
         row = env.stats(me, key)
         assert row is not None and (row.played, row.won) == (1, 0)
+    assert env.boards().board(None, Period.ALL).totals["quadrangle"].played == 1
+    assert Deals(env.sessions, DEVELOPMENT_KEY).summary("quadrangle", 1).played == 0  # unfinished
 
-    env.games.undo(game_id, me)  # taking the move back does not take the game back
+    env.play(me, game_id, [Move.parse("t5-t9")])  # reveals nothing: it can be undone
+    env.games.undo(game_id, me)  # neither the move nor the undo changes what was counted
     row = env.stats(me, "quadrangle")
     assert row is not None and row.played == 1
     record = env.record(game_id)
-    assert (record.moves, record.undos, record.status) == (1, 1, "playing")
-    assert record.first_move_at is not None
-    assert Deals(env.sessions).summary("quadrangle", 1).played == 1
+    assert (record.moves, record.undos, record.status, record.rated) == (1, 1, "playing", True)
     assert env.boards().board(None, Period.ALL).totals["quadrangle"].played == 1
 
 
-def test_resigning_before_any_move_counts_for_nothing(env: Env) -> None:
+def test_a_casual_game_never_counts_toward_the_record(env: Env) -> None:
     me = env.player()
-    game_id = env.start(me)
+    won = env.win(me, rated=False)
+    lost = env.lost(me, "patriarchs", 3, rated=False)
+    assert not env.record(won).rated and not env.record(lost).rated
+    assert env.stats(me, WIN_GAME) is None and env.stats(me, ALL_GAMES) is None
+    board = env.boards(min_games=1).board(None, Period.ALL)
+    assert board.rows == [] and board.totals[WIN_GAME].played == 0
+    record = player_record(env.sessions, env.name(me))
+    assert all(g.played == 0 for g in record.games)
+    assert [(c.game, c.played, c.won) for c in record.casual] == [
+        (WIN_GAME, 1, 1),
+        ("patriarchs", 1, 0),
+    ]
+    assert {r.id: r.rated for r in record.recent} == {won: False, lost: False}
+    # A casual game still feeds the deal's own record: the player's first finish of it.
+    summary = Deals(env.sessions, DEVELOPMENT_KEY).summary(WIN_GAME, WIN_DEAL)
+    assert (summary.played, summary.won) == (1, 1)
+
+
+def test_resigning_a_rated_game_before_any_move_is_a_played_lost_game(env: Env) -> None:
+    # The peek: deal a rated game, resign at once, and the finished game shows every card. It
+    # costs a played, lost game, and a later game of that deal can only be casual.
+    me = env.player()
+    game_id = env.start(me, WIN_GAME, WIN_DEAL)
     env.games.resign(game_id, me)
-    assert env.stats(me, "quadrangle") is None
+    row = env.stats(me, WIN_GAME)
+    assert row is not None and (row.played, row.won) == (1, 0)
     assert env.record(game_id).duration_ms is None
-    assert Deals(env.sessions).summary("quadrangle", 1).finished == []
+    deals = Deals(env.sessions, DEVELOPMENT_KEY)
+    assert [g.id for g in deals.summary(WIN_GAME, WIN_DEAL, me).finished] == [game_id]
+    again = env.win(me, rated=False)  # knowing every card: casual, and not the first finish
+    assert not env.record(again).rated
+    row = env.stats(me, WIN_GAME)
+    assert row is not None and (row.played, row.won) == (1, 0)
+    summary = deals.summary(WIN_GAME, WIN_DEAL, me)
+    assert (summary.played, summary.won, summary.fewest_moves) == (1, 0, None)
+    assert [g.id for g in summary.finished] == [game_id]
 
 
 def test_resigned_and_abandoned_games_are_played_and_not_won(env: Env) -> None:
@@ -411,9 +473,21 @@ def test_starting_a_game_while_the_previous_one_is_unfinished_ends_the_streak(en
     env.win(me)
     env.played(me, WIN_GAME, 9)
     assert streaks(env, me, WIN_GAME) == (1, 2)
-    # Starting a game without moving is not playing it: nothing changes.
+    # A rated game counts from the deal: starting one while the last is unfinished ends the
+    # streak even before a move.
     env.start(me, WIN_GAME, 10)
-    assert streaks(env, me, WIN_GAME) == (1, 2)
+    assert streaks(env, me, WIN_GAME) == (0, 2)
+
+
+def test_casual_games_leave_streaks_alone(env: Env) -> None:
+    me = env.player()
+    env.win(me)
+    env.lost(me, WIN_GAME, 3, rated=False)
+    env.played(me, WIN_GAME, 4, rated=False)
+    env.start(me, WIN_GAME, 5, rated=False)
+    assert streaks(env, me, WIN_GAME) == (1, 1)
+    env.win(me, deal=WIN_DEAL_2)
+    assert streaks(env, me, WIN_GAME) == (2, 2)
 
 
 # -- the leaderboard -------------------------------------------------------------------------------
@@ -513,12 +587,14 @@ def test_period_filters_count_the_games_first_played_in_the_period(env: Env) -> 
     assert env.boards(min_games=8).board(None, Period.DAYS_7).rows == []
 
 
-def test_periods_follow_the_day_of_the_first_move(env: Env) -> None:
+def test_periods_follow_the_day_of_the_deal(env: Env) -> None:
     me = env.player()
     env.clock.at = START - timedelta(days=10)
     env.lost(me, "patriarchs", 3)
     env.clock.at = START - timedelta(days=40)
-    env.played(me, "patriarchs", 4)
+    env.start(me, "patriarchs", 4)  # dealt 40 days ago, first move 38 days later
+    env.clock.at = START - timedelta(days=2)
+    env.first_move(me, env.games.in_progress(me)[0].id)
     env.clock.at = START
     env.lost(me, "patriarchs", 5)
     boards = env.boards(min_games=1)
@@ -558,14 +634,14 @@ def test_recent_boards_are_cached_and_refreshed_in_the_background(env: Env) -> N
 
 def test_a_deal_records_plays_wins_fewest_moves_and_fastest_time(env: Env) -> None:
     ann, bob, cat, dan = (env.player(n) for n in ("Ann", "Bob", "Cat", "Dan"))
-    fewest = env.win(ann)  # the line as found
+    fewest = env.win(ann, rated=False)  # the line as found
     env.clock.step = timedelta(milliseconds=200)
-    fastest = env.win(bob, extra_undo=True)  # one move more, on a faster clock
+    fastest = env.win(bob, extra_undo=True, rated=False)  # one move more, on a faster clock
     env.clock.step = timedelta(seconds=1)
-    resigned = env.lost(cat, WIN_GAME, WIN_DEAL)
-    env.played(dan, WIN_GAME, WIN_DEAL)  # abandoned: played, not finished
-    summary = Deals(env.sessions).summary(WIN_GAME, str(WIN_DEAL))
-    assert (summary.played, summary.won, summary.win_rate) == (4, 2, 0.5)
+    resigned = env.lost(cat, WIN_GAME, WIN_DEAL, rated=False)
+    env.played(dan, WIN_GAME, WIN_DEAL, rated=False)  # unfinished: not on the deal's record
+    summary = Deals(env.sessions, DEVELOPMENT_KEY).summary(WIN_GAME, str(WIN_DEAL), ann)
+    assert (summary.played, summary.won, summary.win_rate) == (3, 2, 2 / 3)
     assert summary.fewest_moves is not None and summary.fastest is not None
     assert (summary.fewest_moves.id, summary.fewest_moves.player) == (fewest, "Ann")
     assert summary.fewest_moves.moves == len(winning_line())
@@ -576,36 +652,74 @@ def test_a_deal_records_plays_wins_fewest_moves_and_fastest_time(env: Env) -> No
     assert [g.id for g in summary.finished] == [resigned, fastest, fewest]  # latest first
     data = summary.to_json()
     assert data["fewest_moves"]["player"] == "Ann" and data["fastest"]["player"] == "Bob"
-    assert data["played"] == 4 and data["won"] == 2 and data["win_rate"] == 0.5
+    assert data["played"] == 3 and data["won"] == 2
 
 
-def test_the_deal_of_the_day_ranks_the_wins_of_the_day(
+def test_a_deal_counts_each_players_first_finished_game_only(env: Env) -> None:
+    ann, bob = env.player("Ann"), env.player("Bob")
+    first = env.lost(ann, WIN_GAME, WIN_DEAL, rated=False)
+    env.clock.step = timedelta(milliseconds=10)
+    env.win(ann, rated=False)  # a replay of a known deal: faster and won, and counts for nothing
+    env.win(ann, rated=False)
+    env.clock.step = timedelta(seconds=1)
+    bobs = env.win(bob, extra_undo=True, rated=False)
+    deals = Deals(env.sessions, DEVELOPMENT_KEY)
+    summary = deals.summary(WIN_GAME, WIN_DEAL, ann)
+    assert (summary.played, summary.won) == (2, 1)
+    assert summary.fewest_moves is not None and summary.fewest_moves.id == bobs
+    assert summary.fastest is not None and summary.fastest.id == bobs
+    assert [g.id for g in summary.finished] == [bobs, first]
+
+
+def test_finished_games_and_replays_open_only_to_players_who_finished_the_deal(env: Env) -> None:
+    ann, bob, cat = (env.player(n) for n in ("Ann", "Bob", "Cat"))
+    won = env.win(ann, rated=False)
+    deals = Deals(env.sessions, DEVELOPMENT_KEY)
+    for viewer in (None, cat):  # never played it: counts and records, no replays
+        summary = deals.summary(WIN_GAME, WIN_DEAL, viewer)
+        assert (summary.played, summary.won, summary.replays_open) == (1, 1, False)
+        assert summary.finished == []
+        assert summary.fewest_moves is not None and summary.fewest_moves.replay_url is None
+        assert summary.to_json()["fewest_moves"]["replay"] is None
+    bobs = env.played(bob, WIN_GAME, WIN_DEAL, rated=False)
+    in_play = deals.summary(WIN_GAME, WIN_DEAL, bob)
+    assert in_play.finished == [] and in_play.viewer_game == bobs
+    env.games.resign(bobs, bob)
+    done = deals.summary(WIN_GAME, WIN_DEAL, bob)
+    assert done.replays_open and done.viewer_game is None
+    assert done.fewest_moves is not None and done.fewest_moves.replay_url == f"/games/{won}/replay"
+    assert {g.id for g in done.finished} == {won, bobs}
+
+
+def test_the_deal_of_the_day_ranks_each_players_first_game_of_the_day(
     env: Env, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(daily_module, "daily_deal", lambda slug, day: WIN_DEAL)
+    monkeypatch.setattr(daily_module, "daily_deal", lambda slug, day, key: WIN_DEAL)
     eve, ann, bob, cat = (env.player(n) for n in ("Eve", "Ann", "Bob", "Cat"))
     env.clock.at = START - timedelta(days=1)
-    env.win(eve)  # yesterday: not in today's results
+    env.win(eve, rated=False)  # yesterday: not in today's results
     env.clock.at = START
     env.clock.step = timedelta(milliseconds=100)
-    env.win(bob, extra_undo=True)  # faster, but one move more
+    env.win(bob, extra_undo=True, rated=False)  # faster, but one move more
     env.clock.step = timedelta(seconds=1)
-    env.win(ann)
-    env.lost(cat, WIN_GAME, WIN_DEAL)
-    deals = Deals(env.sessions, today=env.clock.today)
-    summary = deals.summary(WIN_GAME, WIN_DEAL)
+    env.win(ann, rated=False)
+    env.lost(cat, WIN_GAME, WIN_DEAL, rated=False)
+    env.win(cat, rated=False)  # Cat's second game of the deal: not ranked
+    env.win(eve, rated=False)  # Eve's second game (her first was yesterday): not ranked
+    deals = Deals(env.sessions, DEVELOPMENT_KEY, today=env.clock.today)
+    summary = deals.summary(WIN_GAME, WIN_DEAL, ann)
     assert summary.daily == env.clock.today()
     assert summary.daily_results is not None
     assert [g.player for g in summary.daily_results] == ["Ann", "Bob"]  # fewest moves first
     assert summary.to_json()["daily"] == env.clock.today().isoformat()
-    assert len(summary.finished) == 4
+    assert len(summary.finished) == 4  # each player's first finished game
     other = deals.summary(WIN_GAME, WIN_DEAL + 1)
-    assert other.daily is None and other.daily_results is None  # the stub says 14 for every game
+    assert other.daily is None and other.daily_results is None  # the stub says one number
     assert deals.summary("patriarchs", WIN_DEAL).daily == env.clock.today()
 
 
 def test_a_deal_nobody_played(env: Env) -> None:
-    summary = Deals(env.sessions).summary("castles-end", 987_654_321)
+    summary = Deals(env.sessions, DEVELOPMENT_KEY).summary("castles-end", 987_654_321)
     assert (summary.played, summary.won, summary.win_rate) == (0, 0, None)
     assert summary.fewest_moves is None and summary.fastest is None and summary.finished == []
 
@@ -614,15 +728,16 @@ def test_every_finished_game_here_replays_to_its_stored_state(env: Env) -> None:
     me = env.player()
     env.win(me, extra_undo=True)
     env.lost(me)
+    env.games.resign(env.start(me, "patriarchs", 2), me)
     with env.sessions() as db:
         finished = db.scalars(select(Game.id).where(Game.status != "playing")).all()
-    assert len(finished) == 2
+    assert len(finished) == 3
     for game_id in finished:
         stored, rebuilt = env.games.replay(game_id)
         assert stored == rebuilt
 
 
-# -- the schema: models and migrations agree, and 0003 rebuilds the counters from the games --------
+# -- the schema: models and migrations agree, and 0004 recounts the counters from the games --------
 
 
 def test_the_models_and_the_migrations_agree(env: Env) -> None:
@@ -635,35 +750,68 @@ def test_the_models_and_the_migrations_agree(env: Env) -> None:
     assert diff == []
 
 
-def counters(env: Env) -> tuple[list[tuple[object, ...]], list[tuple[object, ...]]]:
+Rows = dict[str, list[tuple[object, ...]]]
+
+
+def counters(env: Env) -> Rows:
+    """Every counter table, in a fixed order."""
+    tables = {
+        "player": (PlayerStats.player_id, PlayerStats.game, PlayerStats.played, PlayerStats.won,
+                   PlayerStats.wilson, PlayerStats.best_ms, PlayerStats.fewest_moves,
+                   PlayerStats.current_streak, PlayerStats.longest_streak),
+        "daily": (DailyStats.player_id, DailyStats.game, DailyStats.day, DailyStats.played,
+                  DailyStats.won),
+        "game_daily": (GameDailyStats.game, GameDailyStats.day, GameDailyStats.played,
+                       GameDailyStats.won),
+        "deal": (DealStats.game, DealStats.deal, DealStats.played, DealStats.won,
+                 DealStats.fewest_moves, DealStats.fewest_game_id, DealStats.fastest_ms,
+                 DealStats.fastest_game_id),
+    }  # fmt: skip
+    out: Rows = {}
     with env.sessions() as db:
-        deals = db.execute(
-            select(
-                DealStats.game, DealStats.deal, DealStats.played, DealStats.won,
-                DealStats.fewest_moves, DealStats.fewest_game_id, DealStats.fastest_ms,
-                DealStats.fastest_game_id,
-            ).order_by(DealStats.game, DealStats.deal)
-        ).all()  # fmt: skip
-        days = db.execute(
-            select(GameDailyStats.game, GameDailyStats.day, GameDailyStats.played,
-                   GameDailyStats.won).order_by(GameDailyStats.game, GameDailyStats.day)
-        ).all()  # fmt: skip
-    return [tuple(r) for r in deals], [tuple(r) for r in days]
+        for name, columns in tables.items():
+            rows = db.execute(select(*columns).order_by(*columns[:3])).all()
+            out[name] = [tuple(round(v, 9) if isinstance(v, float) else v for v in r) for r in rows]
+    return out
 
 
-def test_migration_0003_fills_the_counters_as_play_would(env: Env) -> None:
+def v1_daily_deal(slug: str, day: date) -> int:
+    """The deal of the day as v1 computed it (an unkeyed hash of the date)."""
+    digest = hashlib.sha256(f"daily|{slug}|{day.isoformat()}".encode()).digest()
+    return int.from_bytes(digest[:8], "big") % MAX_DEAL + 1
+
+
+def test_migration_0004_recounts_the_counters_up_and_down(env: Env) -> None:
     ann, bob = env.player(), env.player()
-    env.win(ann)
+    ann_won = env.win(ann)  # rated: the first game of a drawn number
     env.clock.step = timedelta(milliseconds=300)
-    env.win(bob, extra_undo=True)
+    bob_link = env.win(bob, extra_undo=True, rated=False)  # casual: a link to Ann's deal
     env.clock.step = timedelta(seconds=1)
-    env.lost(bob, WIN_GAME, WIN_DEAL)
-    env.clock.at -= timedelta(days=3)
-    env.played(ann, "patriarchs", 12)
-    env.start(bob, "patriarchs", 12)  # never played: counts for nothing
+    bob_lost = env.lost(bob, WIN_GAME, WIN_DEAL_2)  # rated
+    env.clock.at += timedelta(days=3)
+    ann_typed = env.played(ann, "patriarchs", 12, rated=False)  # casual: a typed number
+    bob_dealt = env.start(bob, "patriarchs", 5_000_000_000_000)  # rated, dealt, never played
+    daily = v1_daily_deal("castles-end", env.clock.today())
+    ann_daily = env.lost(ann, "castles-end", daily, rated=False)  # casual: v1's deal of the day
     live = counters(env)
-    assert live[0] and live[1]
+    assert live["player"] and live["daily"] and live["game_daily"] and live["deal"]
     env.sessions.kw["bind"].dispose()  # let the migration take its locks
-    migrate(env.url, "0002")
-    migrate(env.url, "head")
-    assert counters(env) == live
+
+    downgrade(env.url, "0003")  # down: every game counts from its first move, as v1 did
+    v1 = counters(env)
+    assert v1 != live
+    played = {(r[0], r[1]): r[2] for r in v1["player"]}
+    assert played[(ann, "patriarchs")] == 1  # a casual game played: v1 counts it
+    assert (bob, "patriarchs") not in played  # dealt, never moved: v1 does not
+    assert played[(bob, WIN_GAME)] == 2 and played[(ann, ALL_GAMES)] == 3
+    deal_rows = {(r[0], r[1]): r[2:4] for r in v1["deal"]}
+    assert deal_rows[(WIN_GAME, WIN_DEAL)] == (2, 2)
+
+    migrate(env.url, "head")  # up again: rated games told from casual ones, then recounted
+    recounted = counters(env)
+    for table, rows in live.items():
+        assert recounted[table] == rows, table
+    rated = {gid: env.record(gid).rated for gid in
+             (ann_won, bob_link, bob_lost, ann_typed, bob_dealt, ann_daily)}  # fmt: skip
+    assert rated == {ann_won: True, bob_link: False, bob_lost: True, ann_typed: False,
+                     bob_dealt: True, ann_daily: False}  # fmt: skip

@@ -5,20 +5,30 @@ fragment), it rebuilds the exact state at the version shown from the deal and th
 checks that the response shows precisely the public view of that state: face-down cards as
 null / card backs, the stock as a count, nothing more. It also checks that neither the deal key
 nor any game's shuffle seed ever appears.
+
+It also holds every response to the same-deal rule (contract v2): it works out who asked (the
+bearer token, or the browser's session cookie) and, for every game the response shows (a JSON
+game state, a board page or fragment, anything under ``/games/{id}``), checks that it is the
+viewer's own game or of a deal the viewer has no unfinished game of — a player's responses never
+show a card that is hidden in their own game — and that a finished game keeps its hidden cards
+and its move log from anyone who has not finished its deal.
 """
 
 from __future__ import annotations
 
 import base64
+import hashlib
+import json
 import re
 from dataclasses import dataclass, field
 from typing import Any
 
 import httpx2 as httpx
 from fastapi import FastAPI
+from itsdangerous import BadSignature, TimestampSigner
 from sqlalchemy import select
 
-from app.db.models import Game, MoveRecord
+from app.db.models import Game, MoveRecord, Player
 from app.engine import Move, Ruleset, State, get_ruleset
 from app.engine.cards import RANK_LABELS, RANKS, SUITS, name_of, parse_code
 from app.engine.deals import deal_seed
@@ -40,6 +50,8 @@ FACE_RE = re.compile(
     r'<li class="(?P<suit>[cdhs])" aria-label="(?P<name>[^"<>]+)">(?P<rank>[^<]+)</li>'
 )
 CARD_BY_NAME = {name_of(parse_code(r + s)): r + s for r in RANKS for s in SUITS}
+GAME_PATH_RE = re.compile(r"^(?:/api)?/games/(?P<id>[A-Za-z0-9_-]{1,32})(?:/|$)")
+SESSION_COOKIE_RE = re.compile(r"(?:^|;\s*)ph_session=(?P<value>[^;]+)")
 
 
 def pile_items(pid: str, body: str) -> list[str | None]:
@@ -65,18 +77,76 @@ def pile_items(pid: str, body: str) -> list[str | None]:
 class HiddenCardGuard:
     app: FastAPI
     checked_games: int = 0
+    same_deal_checks: int = 0
     _seeds: dict[tuple[str, int], list[str]] = field(default_factory=dict)
+    _viewer: str | None = None
 
     def check(self, response: httpx.Response) -> None:
         response.read()
         body = response.text
         key = self.app.state.settings.deal_key
         assert key not in body, "the deal key reached a client"
+        try:
+            request: httpx.Request | None = response.request
+        except RuntimeError:  # a response made up by a test of the guard itself
+            request = None
+        self._viewer = None if request is None else self.viewer_of(request)
         kind = response.headers.get("content-type", "")
         if "json" in kind and body:
             self._walk(response.json(), body)
         elif "html" in kind:
             self._check_html(body)
+        path = None if request is None else GAME_PATH_RE.match(request.url.path)
+        if path is not None and response.status_code == 200:
+            self._may_see(path["id"])
+
+    # -- who asked, and the same-deal rule ---------------------------------------------------
+
+    def viewer_of(self, request: httpx.Request) -> str | None:
+        """The player a request acts as: its bearer token under /api, else its session."""
+        if request.url.path.startswith("/api/"):
+            scheme, _, token = request.headers.get("authorization", "").partition(" ")
+            if scheme.lower() != "bearer" or not token.strip():
+                return None
+            digest = hashlib.sha256(token.strip().encode()).hexdigest()
+            with self._session() as db:
+                owner: str | None = db.scalar(select(Player.id).where(Player.token_hash == digest))
+            return owner
+        cookie = SESSION_COOKIE_RE.search(request.headers.get("cookie", ""))
+        if cookie is None:
+            return None
+        signer = TimestampSigner(str(self.app.state.settings.session_secret))
+        try:
+            data = json.loads(base64.b64decode(signer.unsign(cookie["value"])))
+        except (BadSignature, ValueError):
+            return None
+        pid = data.get("pid") if isinstance(data, dict) else None
+        return pid if isinstance(pid, str) else None
+
+    def _sees_everything(self, game_id: str) -> bool:
+        """Checks the same-deal rule for a game shown to the viewer; returns whether the viewer
+        may see every card of it (their own, or a deal they have finished)."""
+        with self._session() as db:
+            record = db.get(Game, game_id)
+            assert record is not None, "a response shows a game that does not exist"
+            if self._viewer is None or self._viewer == record.player_id:
+                return self._viewer is not None
+            mine = db.scalars(
+                select(Game.status).where(
+                    Game.player_id == self._viewer,
+                    Game.game == record.game,
+                    Game.deal == record.deal,
+                )
+            ).all()
+        assert "playing" not in mine, (
+            "a response showed another game of a deal the viewer has in play: it would show "
+            "cards that are hidden in the viewer's own game"
+        )
+        self.same_deal_checks += 1
+        return bool(mine)
+
+    def _may_see(self, game_id: str) -> None:
+        self._sees_everything(game_id)
 
     # -- JSON --------------------------------------------------------------------------------
 
@@ -92,7 +162,8 @@ class HiddenCardGuard:
 
     def _check_json_game(self, data: dict[str, Any], body: str) -> None:
         self._check_seed(data["game"], data["deal"], body)
-        if data["status"] != "playing":
+        whole = self._sees_everything(data["id"])
+        if data["status"] != "playing" and whole:
             return
         rules, state = self._state_at(data["id"], data["version"])
         if "stock" in data["piles"]:
@@ -105,7 +176,10 @@ class HiddenCardGuard:
 
     def _check_html(self, body: str) -> None:
         status = STATUS_RE.search(body)
-        if status is None or status["status"] != "playing":
+        if status is None:
+            return
+        whole = self._sees_everything(status["game"])
+        if status["status"] != "playing" and whole:
             return
         rules, state = self._state_at(status["game"], int(status["version"]))
         with self._session() as db:

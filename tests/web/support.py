@@ -23,6 +23,57 @@ def start(api: TestClient, game: str = "quadrangle", deal: int = 1) -> dict[str,
     return data
 
 
+def new_player(client: TestClient, name: str | None = None) -> dict[str, str]:
+    """Another API player: the ``Authorization`` header that acts as them."""
+    response = client.post("/api/players", json={"name": name} if name else {})
+    assert response.status_code == 201, response.text
+    return {"Authorization": f"Bearer {response.json()['token']}"}
+
+
+def start_as(
+    client: TestClient, auth: dict[str, str], game: str = "quadrangle", deal: int = 1
+) -> dict[str, Any]:
+    response = client.post("/api/games", json={"game": game, "deal": deal}, headers=auth)
+    assert response.status_code == 201, response.text
+    data: dict[str, Any] = response.json()
+    return data
+
+
+def csrf(client: TestClient) -> str:
+    if "csrftoken" not in client.cookies:
+        assert client.get("/").status_code == 200
+    return str(client.cookies["csrftoken"])
+
+
+def new_game(client: TestClient, slug: str, deal: int = 1) -> str:
+    answer = client.post(
+        "/games",
+        data={"game": slug, "deal": str(deal), "csrftoken": csrf(client)},
+        follow_redirects=False,
+    )
+    assert answer.status_code == 303, answer.text
+    return str(answer.headers["location"]).rsplit("/", 1)[1]
+
+
+def post(
+    client: TestClient, url: str, data: dict[str, str], htmx: bool = True
+) -> Any:  # an httpx2 response
+    return client.post(
+        url,
+        data={**data, "csrftoken": csrf(client)},
+        headers={"HX-Request": "true"} if htmx else {},
+        follow_redirects=False,
+    )
+
+
+def finish_deal(client: TestClient, slug: str, deal: int) -> str:
+    """The browser player plays the deal and resigns: from now on they have finished it, so
+    the deal's replays are open to them (the same-deal rule)."""
+    game_id = new_game(client, slug, deal)
+    assert post(client, f"/games/{game_id}/resign", {}).status_code == 200
+    return game_id
+
+
 def move(
     api: TestClient,
     game_id: str,

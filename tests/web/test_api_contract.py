@@ -17,7 +17,16 @@ from fastapi import FastAPI
 from fastapi.testclient import TestClient
 
 from app.engine import GAMES, MAX_DEAL
-from tests.web.support import GAME_SLUGS, error_code, log_rows, move, snapshot, start
+from tests.web.support import (
+    GAME_SLUGS,
+    error_code,
+    log_rows,
+    move,
+    new_player,
+    snapshot,
+    start,
+    start_as,
+)
 
 NAME_RE = re.compile(r"^[A-Za-z0-9_-]{3,24}$")
 
@@ -115,9 +124,14 @@ def test_start_a_given_deal(api: TestClient, slug: str) -> None:
     assert legal and len(legal) == len(set(legal))
     assert "base_rank" in game and "redeals_left" in game
     assert "log" not in game
+    assert game["rated"] is False  # a chosen deal is casual
     # The same deal is the same layout, for anyone.
-    again = start(api, slug, 12345)
+    again = start_as(api, new_player(api), slug, 12345)
     assert again["id"] != game["id"] and again["piles"] == game["piles"]
+    # One unfinished game per deal and player: a second start points at the first.
+    refused = api.post("/api/games", json={"game": slug, "deal": 12345})
+    assert error_code(refused, 409) == "deal_in_play"
+    assert refused.json()["error"]["game"] == game["id"]
 
 
 def test_start_a_random_deal(api: TestClient) -> None:
@@ -197,11 +211,15 @@ def test_a_finished_game_exposes_its_log_and_cards(api: TestClient, client: Test
     assert move(api, game["id"], "t5-t9", 0).status_code == 200
     assert move(api, game["id"], "stock-waste", 1).status_code == 200
     assert api.post(f"/api/games/{game['id']}/resign").status_code == 200
-    read = client.get(f"/api/games/{game['id']}").json()
+    read = api.get(f"/api/games/{game['id']}").json()  # its owner
     assert read["status"] == "lost"
     assert read["log"] == ["t5-t9", "stock-waste"]
     assert len(read["piles"]["stock"]["cards"]) == read["piles"]["stock"]["count"]
     assert read["legal_moves"] == []
+    # Anyone who has not finished the deal sees it as its owner saw it, without the log.
+    anonymous = client.get(f"/api/games/{game['id']}").json()
+    assert anonymous["status"] == "lost" and "log" not in anonymous
+    assert anonymous["piles"]["stock"] == {"count": read["piles"]["stock"]["count"]}
 
 
 # -- POST /api/games/{id}/moves --------------------------------------------------------------
@@ -414,9 +432,10 @@ def test_different_idempotency_keys_are_different_moves(api: TestClient, app: Fa
 
 def test_a_key_is_per_game(api: TestClient) -> None:
     key = {"Idempotency-Key": f"shared-{uuid.uuid4()}"}
-    one, two = start(api, "quadrangle", 1), start(api, "quadrangle", 1)
+    other = new_player(api)
+    one, two = start(api, "quadrangle", 1), start_as(api, other, "quadrangle", 1)
     assert move(api, one["id"], "t5-t9", 0, key).json()["id"] == one["id"]
-    assert move(api, two["id"], "t5-t9", 0, key).json()["id"] == two["id"]
+    assert move(api, two["id"], "t5-t9", 0, {**key, **other}).json()["id"] == two["id"]
 
 
 def test_a_refused_move_does_not_use_up_its_key(api: TestClient, app: FastAPI) -> None:
@@ -447,8 +466,10 @@ def test_undo_goes_back_one_step(api: TestClient, app: FastAPI) -> None:
     assert undone.status_code == 200, undone.text
     after = undone.json()
     assert after["version"] == 3 and after["undos"] == 1
-    one_move = start(api, "quadrangle", 1)
-    assert after["piles"] == move(api, one_move["id"], "t5-t9", 0).json()["piles"]
+    other = new_player(api)
+    one_move = start_as(api, other, "quadrangle", 1)
+    moved = move(api, one_move["id"], "t5-t9", 0, other)
+    assert after["piles"] == moved.json()["piles"]
     undone = api.post(f"/api/games/{game['id']}/undo")
     assert undone.status_code == 200
     assert undone.json()["piles"] == game["piles"]

@@ -18,7 +18,7 @@ from fastapi.testclient import TestClient
 from app.engine import GAMES, Move, State, get_ruleset
 from app.engine.cards import face
 from app.web.board import auto_move_candidate
-from tests.web.support import GAME_SLUGS
+from tests.web.support import GAME_SLUGS, new_game, post
 
 HX = {"HX-Request": "true"}
 FRAGMENT_BUDGET = 2048  # bytes, uncompressed, for a typical one- or two-pile move
@@ -51,33 +51,6 @@ def top_level(html: str) -> list[dict[str, str | None]]:
     parser.feed(html)
     assert parser.depth == 0, "unbalanced markup"
     return parser.elements
-
-
-def csrf(client: TestClient) -> str:
-    if "csrftoken" not in client.cookies:
-        assert client.get("/").status_code == 200
-    return str(client.cookies["csrftoken"])
-
-
-def new_game(client: TestClient, slug: str, deal: int = 1) -> str:
-    answer = client.post(
-        "/games",
-        data={"game": slug, "deal": str(deal), "csrftoken": csrf(client)},
-        follow_redirects=False,
-    )
-    assert answer.status_code == 303, answer.text
-    return str(answer.headers["location"]).rsplit("/", 1)[1]
-
-
-def post(
-    client: TestClient, url: str, data: dict[str, str], htmx: bool = True
-) -> Any:  # an httpx2 response
-    return client.post(
-        url,
-        data={**data, "csrftoken": csrf(client)},
-        headers=HX if htmx else {},
-        follow_redirects=False,
-    )
 
 
 def state_of(client: TestClient, game_id: str) -> dict[str, Any]:
@@ -396,7 +369,7 @@ def test_the_end_of_a_game_offers_what_next(client: TestClient) -> None:
     assert answer.status_code == 200
     html = answer.text
     assert '<h2 id="summary-title">Game over</h2>' in html
-    assert "Play again" in html and "New deal" in html
+    assert "Play this deal again" in html and "New rated game" in html
     assert 'href="/deal/quadrangle/9" data-share>Share this deal' in html
     # The game is over, so every card is shown again: the whole board comes back.
     assert html.count('hx-swap-oob="true"') == len(GAMES["quadrangle"].pile_ids) + 1

@@ -19,7 +19,7 @@ from fastapi.testclient import TestClient
 from app.engine import get_ruleset
 from app.engine.deals import deal_seed
 from tests.web.hidden import HiddenCardGuard
-from tests.web.support import move, start
+from tests.web.support import finish_deal, move, start
 
 HTML = {"content-type": "text/html; charset=utf-8"}
 
@@ -75,12 +75,12 @@ def test_the_guard_catches_json_leaks(api: TestClient, app: FastAPI) -> None:
 
 def test_the_guard_catches_html_leaks(api: TestClient, client: TestClient, app: FastAPI) -> None:
     guard = HiddenCardGuard(app)
-    # Two games of the same deal in the same position; one of them then ends, which shows all.
+    # Two games of the same deal in the same position; the browser player's then ends, which
+    # shows them all its cards.
     playing = start(api, "quadruple-interchange", 1)
-    ended = start(api, "quadruple-interchange", 1)
-    assert api.post(f"/api/games/{ended['id']}/resign").status_code == 200
+    ended = finish_deal(client, "quadruple-interchange", 1)
     page = client.get(f"/games/{playing['id']}").text
-    shown_all = client.get(f"/games/{ended['id']}").text
+    shown_all = client.get(f"/games/{ended}").text
     before = guard.checked_games
     guard.check(_html(page))  # the honest page passes
     assert guard.checked_games == before + 1

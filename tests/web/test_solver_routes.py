@@ -72,6 +72,18 @@ def test_a_hidden_card_hint_is_never_exact(api: TestClient, slug: str) -> None:
     assert answer["message"]
 
 
+def test_the_first_hint_makes_a_rated_game_casual(api: TestClient, app: FastAPI) -> None:
+    started = api.post("/api/games", json={"game": "castles-end"})
+    assert started.status_code == 201, started.text
+    game = started.json()
+    assert game["rated"] is True
+    hint_of(api, game["id"])
+    after = api.get(f"/api/games/{game['id']}").json()
+    assert after["rated"] is False
+    hint_of(api, game["id"])
+    assert api.get(f"/api/games/{game['id']}").json()["rated"] is False
+
+
 def test_hints_are_for_the_owner_of_a_game_in_play(
     api: TestClient, app: FastAPI, guard: Any
 ) -> None:

@@ -20,7 +20,7 @@ from sqlalchemy import select
 
 from app.config import Settings
 from app.db.models import Game
-from app.engine import GAMES, MAX_DEAL, Move, get_ruleset
+from app.engine import DEVELOPMENT_KEY, GAMES, MAX_DEAL, Move, get_ruleset
 from app.main import create_app
 from app.services import daily
 from app.services import games as games_module
@@ -35,7 +35,7 @@ from tests.services.test_stats import (
     winning_line,
 )
 from tests.web.hidden import HiddenCardGuard
-from tests.web.support import error_code, move, start
+from tests.web.support import error_code, finish_deal, move, new_player, start, start_as
 
 ROW_KEYS = {"rank", "player", "played", "won", "win_rate", "wilson_lower_bound"}
 
@@ -88,23 +88,36 @@ def test_leaderboard_refuses_unknown_games_and_periods(client: TestClient, query
     assert "text/html" in page.headers["content-type"]
 
 
-def test_player_page_and_json(api: TestClient) -> None:
+def test_player_page_and_json(api: TestClient, client: TestClient) -> None:
     name = api.player["name"]  # type: ignore[attr-defined]
+    rated = api.post("/api/games", json={"game": "quadrangle"}).json()
+    assert rated["rated"] is True
+    assert api.post(f"/api/games/{rated['id']}/resign").status_code == 200
     game = start(api, "quadrangle", 1)
     assert move(api, game["id"], "t5-t9", 0).status_code == 200
     assert api.post(f"/api/games/{game['id']}/resign").status_code == 200
-    page = api.get(f"/players/{name}")
-    assert page.status_code == 200
-    assert name in page.text
-    assert f'href="/games/{game["id"]}/replay"' in page.text
     data = api.get(f"/api/players/{name.upper()}").json()  # names are case-insensitive
     assert data["player"] == name
     by_game = {g["game"]: g for g in data["games"]}
     assert set(by_game) == {*GAMES, "all"}
+    # The rated game counts (dealt, resigned); the casual one is reported apart.
     assert (by_game["quadrangle"]["played"], by_game["quadrangle"]["won"]) == (1, 0)
     assert by_game["quadrangle"]["win_rate"] == 0.0
     assert by_game["corners"]["win_rate"] is None
-    assert [r["id"] for r in data["recent"]] == [game["id"]]
+    assert data["casual"] == [{"game": "quadrangle", "played": 1, "won": 0}]
+    recent = {r["id"]: r for r in data["recent"]}
+    assert set(recent) == {game["id"], rated["id"]}
+    assert recent[game["id"]]["rated"] is False and recent[rated["id"]]["rated"] is True
+    assert recent[game["id"]]["link"] == f"/games/{game['id']}/replay"  # the owner may
+    # A stranger sees the record but no replay of a deal they have not finished.
+    page = client.get(f"/players/{name}")
+    assert page.status_code == 200
+    assert name in page.text and "Rated games" in page.text and "Casual games" in page.text
+    assert f'href="/games/{game["id"]}/replay"' not in page.text
+    stranger = client.get(f"/api/players/{name}").json()
+    assert {r["link"] for r in stranger["recent"]} == {None}
+    finish_deal(client, "quadrangle", 1)
+    assert f'href="/games/{game["id"]}/replay"' in client.get(f"/players/{name}").text
 
 
 @pytest.mark.parametrize("name", ["nobody-here-42", "<script>", "x" * 40])
@@ -118,15 +131,16 @@ def test_daily_deal_links_and_list(client: TestClient) -> None:
     for slug in GAMES:
         response = client.get(f"/daily/{slug}", follow_redirects=False)
         assert response.status_code == 303
-        assert response.headers["location"] == f"/deal/{slug}/{daily.daily_deal(slug, today)}"
+        number = daily.daily_deal(slug, today, DEVELOPMENT_KEY)
+        assert response.headers["location"] == f"/deal/{slug}/{number}"
     assert client.get("/daily/solitaire", follow_redirects=False).status_code == 404
     data = client.get("/api/daily").json()
     assert data["date"] == today.isoformat()
-    assert data["deals"] == {slug: daily.daily_deal(slug, today) for slug in GAMES}
+    assert data["deals"] == {slug: daily.daily_deal(slug, today, DEVELOPMENT_KEY) for slug in GAMES}
     assert len(data["deals"]) == 5
     assert all(1 <= n <= MAX_DEAL for n in data["deals"].values())
     # The deal of the day is a different deal tomorrow.
-    tomorrow = daily.daily_deals(today + timedelta(days=1))
+    tomorrow = daily.daily_deals(today + timedelta(days=1), DEVELOPMENT_KEY)
     assert all(tomorrow[slug] != data["deals"][slug] for slug in GAMES)
 
 
@@ -134,12 +148,12 @@ def test_home_links_each_game_to_its_deal_of_the_day(client: TestClient) -> None
     home = client.get("/").text
     today = datetime.now(UTC).date()
     for slug in GAMES:
-        assert f'href="/deal/{slug}/{daily.daily_deal(slug, today)}"' in home
+        assert f'href="/deal/{slug}/{daily.daily_deal(slug, today, DEVELOPMENT_KEY)}"' in home
 
 
 def test_the_deal_page_of_the_deal_of_the_day_has_its_results(client: TestClient) -> None:
     slug = "patriarchs"
-    number = daily.daily_deal(slug, datetime.now(UTC).date())
+    number = daily.daily_deal(slug, datetime.now(UTC).date(), DEVELOPMENT_KEY)
     data = client.get(f"/api/deals/{slug}/{number}").json()
     assert data["daily"] == datetime.now(UTC).date().isoformat()
     assert isinstance(data["daily_results"], list)
@@ -221,15 +235,22 @@ def test_the_deal_page_shows_who_did_best_and_links_replays(own: Own) -> None:
     env.clock.step = env.clock.step * 5
     resigned = env.lost(cat, WIN_GAME, WIN_DEAL)
     env.played(dan, WIN_GAME, WIN_DEAL)
-    data = own.client.get(f"/api/deals/{WIN_GAME}/{WIN_DEAL}").json()
+    locked = own.client.get(f"/api/deals/{WIN_GAME}/{WIN_DEAL}").json()
+    assert (locked["played"], locked["replays_open"], locked["finished"]) == (3, False, [])
+    assert locked["fewest_moves"]["player"] == "Ann" and locked["fewest_moves"]["replay"] is None
+    auth = new_player(own.client)  # an API player who has finished the deal sees it all
+    mine = start_as(own.client, auth, WIN_GAME, WIN_DEAL)["id"]
+    assert own.client.post(f"/api/games/{mine}/resign", headers=auth).status_code == 200
+    data = own.client.get(f"/api/deals/{WIN_GAME}/{WIN_DEAL}", headers=auth).json()
     assert (data["played"], data["won"], data["win_rate"]) == (4, 2, 0.5)
     assert (data["fewest_moves"]["id"], data["fewest_moves"]["player"]) == (fewest, "Ann")
     assert data["fewest_moves"]["moves"] == len(winning_line())
     assert (data["fastest"]["id"], data["fastest"]["player"]) == (fastest, "Bob")
-    assert [g["id"] for g in data["finished"]] == [resigned, fastest, fewest]
+    assert [g["id"] for g in data["finished"]] == [mine, resigned, fastest, fewest]
     assert [g["replay"] for g in data["finished"]] == [
-        f"/games/{i}/replay" for i in (resigned, fastest, fewest)
+        f"/games/{i}/replay" for i in (mine, resigned, fastest, fewest)
     ]
+    finish_deal(own.client, WIN_GAME, WIN_DEAL)
     page = own.client.get(f"/deal/{WIN_GAME}/{WIN_DEAL}")
     assert page.status_code == 200
     for name in ("Ann", "Bob", "Cat"):
@@ -242,6 +263,9 @@ def test_the_deal_page_links_each_finished_game_to_its_replay(own: Own) -> None:
     won = env.win(env.player())
     lost = env.lost(env.player(), WIN_GAME, WIN_DEAL)
     page = own.client.get(f"/deal/{WIN_GAME}/{WIN_DEAL}")
+    assert "/replay" not in page.text and "once you have finished this deal" in page.text
+    finish_deal(own.client, WIN_GAME, WIN_DEAL)
+    page = own.client.get(f"/deal/{WIN_GAME}/{WIN_DEAL}")
     for game_id in (won, lost):
         assert f'href="/games/{game_id}/replay"' in page.text
 
@@ -252,11 +276,19 @@ def finished_game(env: Env, moves: int = 6) -> tuple[str, str, list[str]]:
     for _ in range(moves):
         env.first_move(me, game_id)
     env.games.resign(game_id, me)
-    return me, game_id, env.games.get(game_id).log or []
+    return me, game_id, env.games.get(game_id, me).log or []
 
 
 def test_replay_steps_through_every_move_with_every_card_shown(own: Own) -> None:
     _, game_id, log = finished_game(own.env)
+    # Replays are for players who have finished a game of the deal.
+    assert own.client.get(f"/games/{game_id}/replay").status_code == 403
+    refused = own.client.get(f"/api/games/{game_id}/replay")
+    assert error_code(refused, 403) == "deal_not_finished"
+    finish_deal(own.client, "quadrangle", 1)
+    auth = new_player(own.client)
+    done = start_as(own.client, auth, "quadrangle", 1)["id"]
+    assert own.client.post(f"/api/games/{done}/resign", headers=auth).status_code == 200
     assert len(log) == 6
     rules = get_ruleset("quadrangle")
     start_state = rules.deal(1, own.app.state.settings.deal_key_bytes)
@@ -265,7 +297,7 @@ def test_replay_steps_through_every_move_with_every_card_shown(own: Own) -> None
         assert page.status_code == 200
         assert f"move {step} of {len(log)}" in page.text
         assert 'class="card back"' not in page.text  # the game is over: every card shown
-        data = own.client.get(f"/api/games/{game_id}/replay?step={step}").json()
+        data = own.client.get(f"/api/games/{game_id}/replay?step={step}", headers=auth).json()
         assert (data["step"], data["moves"]) == (step, log)
         state = rules.replay(start_state, [Move.parse(m) for m in log[:step]])
         full = rules.full_view(state)
@@ -283,6 +315,7 @@ def test_replay_steps_through_every_move_with_every_card_shown(own: Own) -> None
 
 def test_a_won_game_replays_to_full_foundations(own: Own) -> None:
     game_id = own.env.win(own.env.player())
+    finish_deal(own.client, WIN_GAME, WIN_DEAL)
     page = own.client.get(f"/games/{game_id}/replay")
     assert page.status_code == 200
     for pile in ("f1", "f2", "f3", "f4"):
