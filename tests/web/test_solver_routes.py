@@ -174,3 +174,46 @@ def test_the_certify_command_fills_the_pool_and_resumes(
     assert main(["certify", "--game", "corners", "--count", str(before + 2)], settings) == 0
     assert solver.next_candidate("corners") == judged
     assert main(["certify", "--game", "corners", "--count", "0"], settings) == 2
+
+
+def test_the_board_offers_a_hint_and_says_first_that_it_makes_the_game_casual(
+    client: TestClient,
+) -> None:
+    client.get("/")
+    token = client.cookies["csrftoken"]
+    started = client.post(
+        "/games",
+        data={"game": "castles-end", "deal": str(WON_DEAL), "csrftoken": token},
+        follow_redirects=False,
+    )
+    board_url = started.headers["location"]
+    board = client.get(board_url).text
+    assert 'action="' + board_url + '/hint"' in board and 'aria-keyshortcuts="H"' in board
+    assert "A hint makes this game casual" in board
+    fragment = client.post(
+        board_url + "/hint", data={"csrftoken": token}, headers={"HX-Request": "true"}
+    )
+    assert fragment.status_code == 200, fragment.text
+    assert 'id="announce"' in fragment.text and "Hint: move" in fragment.text
+    assert "This position can be won" in fragment.text
+    assert "HX-Request" in fragment.headers["vary"]
+    # Without JavaScript: back to the board, which says the hint.
+    plain = client.post(board_url + "/hint", data={"csrftoken": token}, follow_redirects=False)
+    assert plain.status_code == 303
+    assert "Hint: move" in client.get(board_url).text
+
+
+def test_the_board_hint_of_a_lost_deal_says_it_plainly(client: TestClient) -> None:
+    client.get("/")
+    token = client.cookies["csrftoken"]
+    started = client.post(
+        "/games",
+        data={"game": "castles-end", "deal": str(LOST_DEAL), "csrftoken": token},
+        follow_redirects=False,
+    )
+    fragment = client.post(
+        started.headers["location"] + "/hint",
+        data={"csrftoken": token},
+        headers={"HX-Request": "true"},
+    )
+    assert "This position can no longer be won." in fragment.text
