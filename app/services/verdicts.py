@@ -15,3 +15,13 @@ def deal_winnable(db: Session | Connection, game: str, deal: int) -> bool | None
         select(DealVerdict.outcome).where(DealVerdict.game == game, DealVerdict.deal == deal)
     ).scalar()
     return {"winnable": True, "lost": False}.get(outcome or "")
+
+
+def deal_solution(db: Session | Connection, game: str, deal: int) -> list[str] | None:
+    """The stored shortened winning line of a winnable deal, as move notations."""
+    text = db.execute(
+        select(DealVerdict.solution).where(
+            DealVerdict.game == game, DealVerdict.deal == deal, DealVerdict.outcome == "winnable"
+        )
+    ).scalar()
+    return None if text is None else text.split()

@@ -217,3 +217,43 @@ def test_the_board_hint_of_a_lost_deal_says_it_plainly(client: TestClient) -> No
         headers={"HX-Request": "true"},
     )
     assert "This position can no longer be won." in fragment.text
+
+
+def test_deal_pages_show_the_verdict_only_to_who_finished_the_deal(
+    api: TestClient, app: FastAPI
+) -> None:
+    solver = solver_of(app)
+    key = app.state.settings.deal_key_bytes
+    solver.store(judge_deal("castles-end", WON_DEAL, key), certified=False)
+    before = api.get(f"/api/deals/castles-end/{WON_DEAL}").json()
+    assert "winnable" not in before and "solution" not in before
+    game = start(api, "castles-end", WON_DEAL)
+    in_play = api.get(f"/api/deals/castles-end/{WON_DEAL}").json()
+    assert "winnable" not in in_play
+    api.post(f"/api/games/{game['id']}/resign")
+    after = api.get(f"/api/deals/castles-end/{WON_DEAL}").json()
+    assert after["winnable"] is True
+    line = after["solution"]
+    assert line == solver.solution("castles-end", WON_DEAL)
+    from app.engine import Move, get_ruleset
+
+    rules = get_ruleset("castles-end")
+    end = rules.replay(rules.deal(WON_DEAL, key), [Move.parse(m) for m in line])
+    assert rules.is_won(end)
+
+
+def test_the_deal_page_says_what_the_deal_allowed(client: TestClient, app: FastAPI) -> None:
+    key = app.state.settings.deal_key_bytes
+    solver_of(app).store(judge_deal("castles-end", LOST_DEAL, key), certified=False)
+    client.get("/")
+    token = client.cookies["csrftoken"]
+    page = f"/deal/castles-end/{LOST_DEAL}"
+    assert "What the deal allowed" not in client.get(page).text
+    started = client.post(
+        "/games",
+        data={"game": "castles-end", "deal": str(LOST_DEAL), "csrftoken": token},
+        follow_redirects=False,
+    )
+    client.post(started.headers["location"] + "/resign", data={"csrftoken": token})
+    text = client.get(page).text
+    assert "What the deal allowed" in text and "cannot be won" in text
