@@ -44,18 +44,31 @@ class CastlesEndModel:
     def _children(self, piles: Piles, *, safe: bool) -> list[Child]:
         """Moves best first; a proven safe foundation move alone when there is one.
 
-        **Safe move.** A card X that may go to its foundation and whose tableau neighbours
-        (X's suit, one rank up and one down, no wrap) are each already on a foundation or do
-        not exist (below an Ace, above a King) is played at once, as the only child.
-        *Proof.* No card can ever be put on X in the tableau (only its neighbours could, and
-        they never leave the foundations), and X can go nowhere but a foundation or an empty
-        pile. Take any winning line from the position; delete every move of X from it and
-        play X to its foundation first. X was always a top card in that line (nothing covers
-        it), so deleting its moves only uncovers the card under it earlier and leaves piles
-        empty that the line may have filled with X — every other move of the line stays
-        legal (a move onto an empty pile needs an empty pile, and more are empty), and no
-        other card of X's suit can reach the foundation before X in either line. So the
-        shortened line still wins: playing X now never loses a winnable position.
+        **Safe move.** Once the base is chosen, a card X that may go to its foundation is
+        played at once, as the only child, unless X is a base-rank card other than an Ace
+        (its rank neighbour below is then its suit's *last* foundation card).
+
+        *Proof.* Write "next" for foundation order. X's rank neighbour below (if any) is home;
+        only X's neighbour above could ever be put on X. Take any winning line L from the
+        position and build L' which starts by playing X home. Keep this invariant between a
+        position of L and one of L': L' is L with a set H of cards moved home, H being the
+        next cards of X's suit after L's foundation top, in order (at first H = {X}); every
+        other card lies where it lies in L. Follow L move by move:
+
+        - a card of H moves in the tableau: skip it (it is home in L');
+        - a card of H goes home in L: skip it, and it leaves H (H stays the next run);
+        - a card Y not in H goes home in L: then H is empty (Y would be the first of H), so
+          Y may go home in L' too;
+        - a card Y not in H moves onto a tableau card T: Y is the top of its pile in L', as
+          in L. If T is not in H, T is the top of its pile in L' too, and the move is legal.
+          If T is in H, Y is a rank neighbour of T; the one below is home in L or in H (no
+          card of H is the base), so Y is T's neighbour above: if T is the last card of H,
+          Y goes home in L' and joins H; otherwise Y is in H — not the case;
+        - a card Y not in H goes to an empty pile: that pile is empty in L' too.
+
+        Every card is home at the end of L, hence at the end of L'. So playing X never turns
+        a winnable position into a lost one. (Castle's End has one deck, builds only by one
+        rank in suit and never moves a card off a foundation; all three are used.)
 
         Pointless moves are not generated: a pile's only card going to an empty pile, and to
         empty piles other than the first (piles are interchangeable: see ``key``).
@@ -74,7 +87,6 @@ class CastlesEndModel:
                 out.append(((t, first, 1), tuple(new), 0))
             return out
         need: dict[int, int] = {}  # card face → foundation it may go on
-        placed = [-1] * 4  # cards on the foundation of each suit (-1: none yet)
         empty_f = -1
         for f in f_ids:
             p = piles[f]
@@ -82,8 +94,6 @@ class CastlesEndModel:
                 if empty_f < 0:
                     empty_f = f
                 continue
-            s = p[0] // 13
-            placed[s] = len(p)
             if len(p) < 13:
                 top = p[-1]
                 need[top - 12 if top % 13 == 12 else top + 1] = f
@@ -98,7 +108,7 @@ class CastlesEndModel:
             new[t] = piles[t][:-1]
             new[f] = (*piles[f], c)
             child: Child = ((t, f, 1), tuple(new), 0)
-            if safe and self._neighbours_home(c, base, placed):
+            if safe and (c % 13 != base or c % 13 == 0):
                 return [child]
             foundation.append(child)
         # Tableau moves: onto a same-suit neighbour, or into the first empty pile.
@@ -127,9 +137,3 @@ class CastlesEndModel:
                 else:
                     other.append((mv, tuple(new), 0))
         return foundation + uncover + other
-
-    @staticmethod
-    def _neighbours_home(card: int, base: int, placed: list[int]) -> bool:
-        suit, r = divmod(card, 13)
-        on = placed[suit]
-        return all(n < 0 or n > 12 or (n - base) % 13 < on for n in (r - 1, r + 1))
