@@ -11,6 +11,8 @@ _MAX_REDEALS = 2
 
 
 class CornersModel:
+    lds = True  # a limited-discrepancy search first (see search.solve_piles)
+
     def __init__(self, rules: Ruleset) -> None:
         self.slug = rules.slug
         self.pile_ids = rules.pile_ids

@@ -9,6 +9,8 @@ from app.solver.search import Child, Piles
 
 
 class QuadrangleModel:
+    lds = True  # a limited-discrepancy search first (see search.solve_piles)
+
     def __init__(self, rules: Ruleset) -> None:
         self.slug = rules.slug
         self.pile_ids = rules.pile_ids

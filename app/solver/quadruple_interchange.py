@@ -22,6 +22,8 @@ def run_length(pile: tuple[int, ...]) -> int:
 
 
 class QuadrupleInterchangeModel:
+    lds = True  # a limited-discrepancy search first (see search.solve_piles)
+
     def __init__(self, rules: Ruleset) -> None:
         self.slug = rules.slug
         self.pile_ids = rules.pile_ids

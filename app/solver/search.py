@@ -19,7 +19,9 @@ from typing import Protocol
 from app.engine import Move, State
 
 Piles = tuple[tuple[int, ...], ...]
-Mv = tuple[int, int, int]  # (source pile index, target pile index, count)
+# One step of the search: (source pile index, target pile index, count), or several such
+# triples run together when a model joins moves that only make sense together.
+Mv = tuple[int, ...]
 Child = tuple[Mv, Piles, int]  # the move, the piles after it, redeals used after it
 
 
@@ -74,6 +76,89 @@ class Result:
 
 
 def solve_piles(model: Model, piles: Piles, redeals: int, budget: Budget) -> Result:
+    """Search from one position: for models that ask for it (``lds = True``), first a
+    limited-discrepancy search with half the node budget, then the exhaustive depth-first
+    search with what is left (the only one that can prove a loss, apart from a discrepancy
+    round that pruned nothing)."""
+    if not getattr(model, "lds", False):
+        return _dfs(model, piles, redeals, budget)
+    first = _lds(
+        model, piles, redeals, Budget(budget.nodes // 2, budget.out_of_time, budget.check_every)
+    )
+    if first.outcome is not Outcome.UNKNOWN or first.out_of_time:
+        return first
+    rest = _dfs(
+        model,
+        piles,
+        redeals,
+        Budget(budget.nodes - first.nodes, budget.out_of_time, budget.check_every),
+    )
+    return Result(
+        rest.outcome,
+        rest.moves,
+        first.nodes + rest.nodes,
+        first.generated + rest.generated,
+        rest.out_of_time,
+        rest.path,
+    )
+
+
+def _lds(model: Model, piles: Piles, redeals: int, budget: Budget) -> Result:
+    """Limited-discrepancy search: rounds of depth-first search in which the line may leave
+    the model's first choice at most ``d`` times, for d = 0, 1, 2, … A round that never had to
+    cut a line short has searched everything: then no win means a loss."""
+    if model.won(piles):
+        return Result(Outcome.WINNABLE)
+    key, children, dead, won = model.key, model.children, model.dead, model.won
+    clock = budget.out_of_time
+    every = max(1, budget.check_every)
+    nodes = generated = 0
+    if dead(piles, redeals):
+        return Result(Outcome.LOST, nodes=1)
+    for allowed in range(10_000):
+        best: dict[Hashable, int] = {key(piles, redeals): allowed}
+        cut = False
+        first = children(piles, redeals)
+        generated += len(first)
+        stack: list[tuple[list[Child], int, int]] = [(first, 0, allowed)]
+        path: list[Mv] = []
+        while stack:
+            kids, i, left = stack[-1]
+            if i >= len(kids):
+                stack.pop()
+                if path:
+                    path.pop()
+                continue
+            stack[-1] = (kids, i + 1, left)
+            spend = left - (1 if i else 0)
+            if spend < 0:
+                cut = True
+                continue
+            mv, child, child_redeals = kids[i]
+            if won(child):
+                path.append(mv)
+                return Result(Outcome.WINNABLE, nodes=nodes, generated=generated, path=(*path,))
+            k = key(child, child_redeals)
+            if best.get(k, -1) >= spend:
+                continue
+            best[k] = spend
+            nodes += 1
+            if nodes >= budget.nodes:
+                return Result(Outcome.UNKNOWN, nodes=nodes, generated=generated)
+            if clock is not None and nodes % every == 0 and clock():
+                return Result(Outcome.UNKNOWN, nodes=nodes, generated=generated, out_of_time=True)
+            if dead(child, child_redeals):
+                continue
+            grand = children(child, child_redeals)
+            generated += len(grand)
+            path.append(mv)
+            stack.append((grand, 0, spend))
+        if not cut:
+            return Result(Outcome.LOST, nodes=nodes, generated=generated)
+    return Result(Outcome.UNKNOWN, nodes=nodes, generated=generated)
+
+
+def _dfs(model: Model, piles: Piles, redeals: int, budget: Budget) -> Result:
     """Depth-first search from one position; see the module docstring."""
     seen: set[Hashable] = set()
     if model.won(piles):
@@ -214,7 +299,11 @@ def _all_children(model: Model, piles: Piles, redeals: int) -> list[Child]:
 
 def to_moves(model: Model, path: Sequence[Mv]) -> tuple[Move, ...]:
     ids = model.pile_ids
-    return tuple(Move(ids[s], ids[d], c) for s, d, c in path)
+    return tuple(
+        Move(ids[step[i]], ids[step[i + 1]], step[i + 2])
+        for step in path
+        for i in range(0, len(step), 3)
+    )
 
 
 def solve_state(model: Model, state: State, budget: Budget, *, short: bool = True) -> Result:

@@ -126,7 +126,7 @@ def test_the_out_of_time_check_stops_the_search() -> None:
         calls.append(1)
         return len(calls) >= 3
 
-    deal = get_ruleset("patriarchs").deal(1)
+    deal = get_ruleset("quadruple-interchange").deal(1)
     result = solve(deal, Budget(nodes=10**9, out_of_time=out_of_time, check_every=100))
     assert result.outcome is Outcome.UNKNOWN and result.out_of_time
     assert len(calls) == 3
@@ -141,3 +141,26 @@ def test_a_won_position_needs_no_moves() -> None:
 
 def test_every_game_has_a_model() -> None:
     assert {model_for(g).slug for g in GAMES} == set(GAMES)
+
+
+def test_patriarchs_slides_a_meeting_point_to_play_a_card() -> None:
+    ranks = "A23456789TJQK"
+    full = {
+        **{f"f{i + 1}": " ".join(r + s for r in ranks) for i, s in enumerate("CDH")},
+        **{f"f{i + 5}": " ".join(r + s for r in reversed(ranks)) for i, s in enumerate("CDH")},
+    }
+    state = position(
+        "patriarchs",
+        f4="AS 2S 3S 4S 5S 6S",
+        f8="KS QS JS TS 9S 8S 7S",
+        r1="4S",
+        **full,
+    )
+    result = solve(state)
+    assert result.outcome is Outcome.WINNABLE
+    assert [str(m) for m in result.moves] == ["f4-f8", "f4-f8", "r1-f8"]
+    assert replays_to_a_win(state, result.moves)
+    # Every meeting point of a suit is one position for the search.
+    model = model_for("patriarchs")
+    slid = get_ruleset("patriarchs").apply(state, Move.parse("f4-f8"))
+    assert model.key(slid.piles, 0) == model.key(state.piles, 0)
