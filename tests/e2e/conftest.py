@@ -84,6 +84,7 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
         "DATABASE_URL": url,
         "DEAL_KEY": DEVELOPMENT_KEY.decode(),  # the plans in the tests are for this key
         "LEADERBOARD_MIN_GAMES": "2",  # the new-player walk below plays two games
+        "HINT_SECONDS": "30",  # a busy test machine must not turn a hint into "undecided"
     }
     log = where / "server.log"
     with log.open("wb") as out:
