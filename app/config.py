@@ -107,6 +107,11 @@ class Settings(BaseSettings):
     # One JSON line per request on the "patience_hall.access" logger.
     json_logs: bool = True
 
+    # The solver (hints) runs in this many worker processes, each search within this many
+    # seconds of wall time: a slow search never holds up a move.
+    solver_workers: int = Field(default=1, ge=1, le=16)
+    hint_seconds: float = Field(default=2.0, gt=0, le=60)
+
     @model_validator(mode="after")
     def _no_development_secrets_in_production(self) -> Settings:
         if self.app_env == "production":

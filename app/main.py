@@ -24,6 +24,7 @@ from app.services.deals import Deals
 from app.services.games import Games
 from app.services.leaderboard import Leaderboards
 from app.services.players import Players
+from app.services.solver import Solver, SolverPool
 from app.web import docs, errors, faults, observe
 from app.web.csrf import CSRFMiddleware
 from app.web.headers import HeadAsGet, SecurityHeaders
@@ -78,6 +79,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         yield
         engine.dispose()
         app.state.games.close()
+        app.state.solver.pool.close()
         process_exited(os.getpid())
 
     app = FastAPI(
@@ -100,6 +102,13 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         idle_cap_ms=int(settings.idle_cap_seconds * 1000),
     )
     app.state.players = Players(sessions)
+    app.state.solver = Solver(
+        sessions,
+        settings.deal_key_bytes,
+        app.state.games,
+        SolverPool(settings.solver_workers),
+        settings.hint_seconds,
+    )
     app.state.deals = Deals(sessions, settings.deal_key_bytes)
     app.state.limits = RateLimits(settings)
     app.state.leaderboards = Leaderboards(

@@ -218,3 +218,32 @@ class GameDailyStats(Base):
     day: Mapped[date] = mapped_column(Date, primary_key=True)
     played: Mapped[int] = mapped_column(Integer, default=0)
     won: Mapped[int] = mapped_column(Integer, default=0)
+
+
+class DealVerdict(Base):
+    """What the solver found about one deal, every card known: ``winnable`` (with a shortened
+    winning line, moves in text form separated by spaces), ``lost`` (proved) or ``unknown``
+    (undecided within its budget). Rows with ``certified`` form the pool of winnable deals
+    that ``POST /api/games {"winnable": true}`` draws from (``python -m app.cli certify``)."""
+
+    __tablename__ = "deal_verdict"
+
+    game: Mapped[str] = mapped_column(String(32), primary_key=True)
+    deal: Mapped[int] = mapped_column(BigInteger, primary_key=True)
+    outcome: Mapped[str] = mapped_column(String(10))
+    solution: Mapped[str | None] = mapped_column(Text)
+    positions: Mapped[int] = mapped_column(Integer, default=0)
+    certified: Mapped[bool] = mapped_column(Boolean, default=False)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime())
+
+    __table_args__ = (Index("ix_deal_verdict_pool", "game", "certified"),)
+
+
+class GameHint(Base):
+    """Hints a game's player asked for: a hinted game is casual from its first hint on."""
+
+    __tablename__ = "game_hint"
+
+    game_id: Mapped[str] = mapped_column(ForeignKey("game.id"), primary_key=True)
+    hints: Mapped[int] = mapped_column(Integer, default=0)
+    first_at: Mapped[datetime] = mapped_column(UTCDateTime())

@@ -25,6 +25,7 @@ from app.engine import GAMES, MAX_DEAL, Ruleset, Status
 from app.services import daily, same_deal
 from app.services.errors import NotFound
 from app.services.same_deal import Relation
+from app.services.verdicts import deal_solution, deal_winnable
 
 FINISHED_LISTED = 50
 DAILY_RESULTS = 50
@@ -72,6 +73,10 @@ class DealSummary:
     # The viewer's own games of the deal: none, one in play, or finished (replays open).
     viewer: Relation = Relation.NONE
     viewer_game: str | None = None  # the viewer's unfinished game of the deal, to resume
+    # The solver's verdict (True, False or None: undecided or not judged) and, for a winnable
+    # deal, its shortened winning line: only for a viewer who has finished the deal.
+    winnable: bool | None = None
+    solution: list[str] | None = None
 
     @property
     def replays_open(self) -> bool:
@@ -97,6 +102,7 @@ class DealSummary:
             ),
             "replays_open": self.replays_open,
             "your_game": self.viewer_game,
+            **({"winnable": self.winnable, "solution": self.solution} if self.replays_open else {}),
         }
 
 
@@ -199,6 +205,10 @@ class Deals:
                     .limit(DAILY_RESULTS),
                     open_,
                 )
+            winnable, solution = (None, None)
+            if open_:  # the solver's verdict is a spoiler too: only after finishing the deal
+                winnable = deal_winnable(db, slug, deal)
+                solution = deal_solution(db, slug, deal)
             mine = None
             if related is Relation.IN_PLAY:
                 mine = db.scalar(
@@ -218,6 +228,8 @@ class Deals:
             results,
             related,
             mine,
+            winnable,
+            solution,
         )
 
 

@@ -98,3 +98,7 @@ class Unavailable(ServiceError):
     """The database cannot be reached or is too busy right now: try again shortly."""
 
     status, code = 503, "unavailable"
+
+
+class NoCertifiedDeals(ServiceError):
+    status, code = 409, "no_certified_deals"

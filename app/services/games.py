@@ -74,6 +74,7 @@ from app.services.game_rows import (
     move_values,
 )
 from app.services.players import new_id, now
+from app.services.verdicts import deal_winnable
 
 MAX_IDEMPOTENCY_KEY = 100
 DEFAULT_MAX_MOVES = 2000
@@ -129,6 +130,7 @@ class GameView:
     # hidden (the same-deal rule): they may still play the deal themselves.
     masked: bool = False
     max_moves: int | None = None  # the move cap, when the service knows it
+    deal_winnable: bool | None = None  # the solver's verdict (finished, unmasked games)
 
     @property
     def move_limit_reached(self) -> bool:
@@ -190,6 +192,8 @@ class GameView:
                 data["ended_by"] = "move_limit"
         if self.log is not None:
             data["log"] = self.log
+        if self.finished:
+            data["deal_winnable"] = self.deal_winnable
         return data
 
 
@@ -395,6 +399,7 @@ class Games:
             )  # fmt: skip
             if view.finished:
                 view.log = [*self._log(tx.db, game_id), str(move)]
+                view.deal_winnable = deal_winnable(tx.db, record.game, record.deal)
             response = json.dumps(view.to_json()) if idempotency_key else None
             in_force = record.moves - record.undos  # each undo took back one move
             tx.write(
@@ -550,7 +555,7 @@ class Games:
         finished = record.status != Status.PLAYING
         legal = [] if finished else rules.legal_moves(state)
         log = self._log(db, record.id) if finished and not masked else None
-        return GameView(
+        view = GameView(
             record,
             name,
             rules,
@@ -561,6 +566,9 @@ class Games:
             max_moves=self.max_moves,
             idle_cap_ms=self.idle_cap_ms,
         )
+        if finished and not masked:  # the verdict is a spoiler too (same-deal rule)
+            view.deal_winnable = deal_winnable(db, record.game, record.deal)
+        return view
 
     @staticmethod
     def _check_owner(record: GameRow, player_id: str | None) -> None:

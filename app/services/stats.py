@@ -254,3 +254,10 @@ def _end_streaks(db: Connection, player_id: str, games: tuple[str, ...]) -> None
         .where(_PLAYER.player_id == player_id, _PLAYER.game.in_(games))
         .values(current_streak=0)
     )
+
+
+def count_hinted(db: Connection, player_id: str, game: str) -> None:
+    """A rated game took its first hint and became casual: it stays played (it counted from
+    its deal), can no longer add a win, and ends the player's streaks as a loss would — so a
+    hint cannot rescue a record from a deal going badly."""
+    _end_streaks(db, player_id, (game, ALL_GAMES))

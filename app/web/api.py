@@ -7,11 +7,12 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, Header, Request
 from fastapi.responses import JSONResponse
-from pydantic import BaseModel, ConfigDict, Field, StrictInt, StrictStr
+from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt, StrictStr
 
 from app.engine import MAX_DEAL, Move
+from app.services.errors import InvalidRequest
 from app.services.games import GameView, MoveOutcome
-from app.web.deps import ApiPlayer, ApiViewer, DealsDep, GamesDep, PlayersDep
+from app.web.deps import ApiPlayer, ApiViewer, DealsDep, GamesDep, PlayersDep, SolverDep
 from app.web.ratelimit import limit_player, limits_of
 
 router = APIRouter(prefix="/api", tags=["api"])
@@ -38,6 +39,7 @@ class NewGame(BaseModel):
         description="A chosen deal number makes a casual game; without one the server draws "
         "the deal and the game is rated.",
     )
+    winnable: StrictBool = False  # a deal from the certified pool (a casual game)
 
 
 class MoveRequest(BaseModel):
@@ -81,9 +83,32 @@ GAME_STATE: dict[int | str, dict[str, Any]] = {
 
 
 @router.post("/games", status_code=201, response_class=JSONResponse, responses=GAME_STATE)
-def start_game(request: Request, body: NewGame, player: ApiPlayer, games: GamesDep) -> JSONResponse:
+def start_game(
+    request: Request, body: NewGame, player: ApiPlayer, games: GamesDep, solver: SolverDep
+) -> JSONResponse:
     limit_player(request, "games", player)
+    if body.winnable:
+        if body.deal is not None:
+            raise InvalidRequest("Ask for a deal number or for a winnable deal, not both.")
+        return state_response(solver.start_winnable(player, body.game), 201)
     return state_response(games.start(player, body.game, body.deal), 201)
+
+
+class HintAnswer(BaseModel):
+    move: dict[str, Any] | None = Field(description='{"from", "to", "count"}, or null')
+    outcome: str = Field(description="winnable, lost or unknown")
+    exact: bool = Field(description="true: nothing is hidden and the outcome is the solver's")
+    message: str
+    version: int = Field(description="the game version the hint is for")
+    hints_used: int
+    casual: bool = Field(description="a hinted game is casual from the first hint on")
+
+
+@router.get("/games/{game_id}/hint", response_model=HintAnswer)
+async def game_hint(game_id: str, player: ApiPlayer, solver: SolverDep) -> dict[str, Any]:
+    """A hint for the caller's own game in play (contract.md, Solver). Hints never use
+    hidden cards; the game is casual from its first hint on."""
+    return await solver.hint(game_id, player)
 
 
 @router.get("/games/{game_id}", response_class=JSONResponse, responses=GAME_STATE)

@@ -17,6 +17,7 @@ from app.services.deals import Deals
 from app.services.errors import Unauthenticated
 from app.services.games import Games
 from app.services.players import Players
+from app.services.solver import Solver
 from app.web.ratelimit import limits_of
 
 SESSION_PLAYER = "pid"
@@ -43,10 +44,16 @@ async def get_deals(request: Request) -> Deals:
     return deals
 
 
+async def get_solver(request: Request) -> Solver:
+    solver: Solver = request.app.state.solver
+    return solver
+
+
 SettingsDep = Annotated[Settings, Depends(get_settings_dep)]
 GamesDep = Annotated[Games, Depends(get_games)]
 PlayersDep = Annotated[Players, Depends(get_players)]
 DealsDep = Annotated[Deals, Depends(get_deals)]
+SolverDep = Annotated[Solver, Depends(get_solver)]
 
 
 def sign_session_in(request: Request, player_id: str, version: int) -> None:

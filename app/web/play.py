@@ -10,12 +10,14 @@ from __future__ import annotations
 
 import re
 from contextlib import suppress
-from typing import Annotated
+from typing import Annotated, Any
 
 from fastapi import APIRouter, Form, Query, Request
 from fastapi.responses import RedirectResponse, Response
+from starlette.concurrency import run_in_threadpool
 
 from app.engine import InvalidMove, Move
+from app.engine.cards import label_of, parse_code
 from app.services.errors import DealInPlay, Forbidden, GameOver, ServiceError
 from app.services.games import Games, GameView, MoveOutcome
 from app.web.board import (
@@ -26,7 +28,7 @@ from app.web.board import (
     pile_views,
     status_context,
 )
-from app.web.deps import BrowserPlayer, GamesDep
+from app.web.deps import BrowserPlayer, GamesDep, SolverDep
 from app.web.htmx import is_htmx, vary_on_htmx
 from app.web.ratelimit import limit_player
 from app.web.templating import prefs_of, render
@@ -326,3 +328,50 @@ def board_now(
     if not is_htmx(request):
         return vary_on_htmx(RedirectResponse(f"/games/{game_id}", status_code=303))
     return _answer(request, game_id, viewer, games, view, changed=None, text="")
+
+
+@router.post("/games/{game_id}/hint")
+async def hint(
+    request: Request, game_id: str, player: BrowserPlayer, games: GamesDep, solver: SolverDep
+) -> Response:
+    """The board's Hint button: the hint in words, in the announcement region."""
+    error = False
+    try:
+        answer = await solver.hint(game_id, player)
+        view = await run_in_threadpool(games.get, game_id, player)
+        text = hint_text(view, answer)
+    except ServiceError as exc:
+        if exc.status in (403, 404):
+            raise
+        text, error = exc.message, True
+    if not is_htmx(request):
+        request.session[BOARD_FLASH] = {"game": game_id, "text": text, "error": error}
+        return vary_on_htmx(RedirectResponse(f"/games/{game_id}", status_code=303))
+    response = render(
+        request,
+        "components/announce.html",
+        {"announce": {"text": text, "error": error}, "oob": True},
+    )
+    return vary_on_htmx(response)
+
+
+def hint_text(view: GameView, answer: dict[str, Any]) -> str:
+    """A hint in a player's words; it names only a card the player can see."""
+    move = answer["move"]
+    if move is None:
+        return str(answer["message"])
+    rules = view.rules
+    if move["from"] == "stock":
+        what = "deal a card from the stock"
+    elif move["to"] == "stock":
+        what = "turn the waste over"
+    else:
+        cards = view.piles()[move["from"]].get("cards") or []
+        count = int(move["count"])
+        code = cards[-count] if len(cards) >= count else None
+        card = label_of(parse_code(code)) if code else "the top card"
+        if count > 1:
+            card = f"the run from {card}"
+        src, dst = rules.pile_index(move["from"]), rules.pile_index(move["to"])
+        what = f"move {card} from {rules.pile_name(src)} to {rules.pile_name(dst)}"
+    return f"Hint: {what}. {answer['message']}"

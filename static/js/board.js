@@ -11,6 +11,7 @@
   const form = document.getElementById("move-form");
   const announcer = document.getElementById("announce");
   const undoForm = document.querySelector("form.undo");
+  const hintForm = document.querySelector("form.hint");
   const reduced = window.matchMedia("(prefers-reduced-motion: reduce)");
   const runs = table.dataset.runs === "1";
   const playable = form !== null && table.hasAttribute("data-play");
@@ -447,6 +448,7 @@
     if (e.key === "Escape") cancel();
     else if ((e.key === "d" || e.key === "D") && playable) deal();
     else if ((e.key === "u" || e.key === "U") && playable) undo();
+    else if ((e.key === "h" || e.key === "H") && playable && hintForm && !inflight && !queue.length) hintForm.requestSubmit();
   });
 
   document.addEventListener("click", (e) => {

@@ -93,6 +93,7 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
         # The walks step through replays far faster than a person: the share of a worker's time
         # that replays may take is tested on its own (tests/web/test_limits.py).
         "EXPENSIVE_SHARE": "1.0",
+        "HINT_SECONDS": "30",  # a busy test machine must not turn a hint into "undecided"
     }
     log = where / "server.log"
     with log.open("wb") as out:

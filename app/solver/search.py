@@ -1,0 +1,324 @@
+"""The search every game shares: depth-first over a game model's moves with a transposition
+table, node budgets, an injected out-of-time check, and shortening of what it finds.
+
+The search asks one question — can a won position be reached from this one? — so the
+transposition table is simply the set of positions already entered: a position met again
+(on the current path or in a branch already searched) cannot add a way to win. The answer is
+*lost* only when every reachable position was searched within the budget, so it is a proof as
+good as the model's dead-end rules and safe moves, each of which carries its proof in its
+docstring. Anything cut short by a budget is *unknown*.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Hashable, Sequence
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Protocol
+
+from app.engine import Move, State
+
+Piles = tuple[tuple[int, ...], ...]
+# One step of the search: (source pile index, target pile index, count), or several such
+# triples run together when a model joins moves that only make sense together.
+Mv = tuple[int, ...]
+Child = tuple[Mv, Piles, int]  # the move, the piles after it, redeals used after it
+
+
+class Outcome(StrEnum):
+    WINNABLE = "winnable"
+    LOST = "lost"
+    UNKNOWN = "unknown"
+
+
+class Model(Protocol):
+    """A game as the search sees it: fast successors over ``State.piles``-shaped tuples."""
+
+    slug: str
+    pile_ids: tuple[str, ...]
+
+    def children(self, piles: Piles, redeals: int) -> list[Child]:
+        """Moves worth trying, best first. A single child may be a proven safe move."""
+        ...
+
+    def key(self, piles: Piles, redeals: int) -> Hashable:
+        """Equal for positions with the same future (e.g. piles that only trade places)."""
+        ...
+
+    def won(self, piles: Piles) -> bool: ...
+
+    def dead(self, piles: Piles, redeals: int) -> bool:
+        """True only where a proven rule says no win can follow."""
+        ...
+
+
+@dataclass(frozen=True, slots=True)
+class Budget:
+    """How much a search may spend: positions entered, and an optional out-of-time check.
+
+    ``out_of_time`` is called every ``check_every`` positions; the caller decides what time
+    means (the solver itself reads no clock).
+    """
+
+    nodes: int = 200_000
+    out_of_time: Callable[[], bool] | None = None
+    check_every: int = 1024
+
+
+@dataclass(frozen=True, slots=True)
+class Result:
+    outcome: Outcome
+    moves: tuple[Move, ...] = ()  # a winning line from the given position (winnable only)
+    nodes: int = 0  # positions entered
+    generated: int = 0  # positions produced by the move generator
+    out_of_time: bool = False
+    path: tuple[Mv, ...] = field(default=(), repr=False)
+
+
+def solve_piles(model: Model, piles: Piles, redeals: int, budget: Budget) -> Result:
+    """Search from one position: for models that ask for it (``lds = True``), first a
+    limited-discrepancy search with half the node budget, then the exhaustive depth-first
+    search with what is left (the only one that can prove a loss, apart from a discrepancy
+    round that pruned nothing)."""
+    if not getattr(model, "lds", False):
+        return _dfs(model, piles, redeals, budget)
+    first = _lds(
+        model, piles, redeals, Budget(budget.nodes // 2, budget.out_of_time, budget.check_every)
+    )
+    if first.outcome is not Outcome.UNKNOWN or first.out_of_time:
+        return first
+    rest = _dfs(
+        model,
+        piles,
+        redeals,
+        Budget(budget.nodes - first.nodes, budget.out_of_time, budget.check_every),
+    )
+    return Result(
+        rest.outcome,
+        rest.moves,
+        first.nodes + rest.nodes,
+        first.generated + rest.generated,
+        rest.out_of_time,
+        rest.path,
+    )
+
+
+def _lds(model: Model, piles: Piles, redeals: int, budget: Budget) -> Result:
+    """Limited-discrepancy search: rounds of depth-first search in which the line may leave
+    the model's first choice at most ``d`` times, for d = 0, 1, 2, … A round that never had to
+    cut a line short has searched everything: then no win means a loss."""
+    if model.won(piles):
+        return Result(Outcome.WINNABLE)
+    key, children, dead, won = model.key, model.children, model.dead, model.won
+    clock = budget.out_of_time
+    every = max(1, budget.check_every)
+    nodes = generated = 0
+    if dead(piles, redeals):
+        return Result(Outcome.LOST, nodes=1)
+    for allowed in range(10_000):
+        best: dict[Hashable, int] = {key(piles, redeals): allowed}
+        cut = False
+        first = children(piles, redeals)
+        generated += len(first)
+        stack: list[tuple[list[Child], int, int]] = [(first, 0, allowed)]
+        path: list[Mv] = []
+        while stack:
+            kids, i, left = stack[-1]
+            if i >= len(kids):
+                stack.pop()
+                if path:
+                    path.pop()
+                continue
+            stack[-1] = (kids, i + 1, left)
+            spend = left - (1 if i else 0)
+            if spend < 0:
+                cut = True
+                continue
+            mv, child, child_redeals = kids[i]
+            if won(child):
+                path.append(mv)
+                return Result(Outcome.WINNABLE, nodes=nodes, generated=generated, path=(*path,))
+            k = key(child, child_redeals)
+            if best.get(k, -1) >= spend:
+                continue
+            best[k] = spend
+            nodes += 1
+            if nodes >= budget.nodes:
+                return Result(Outcome.UNKNOWN, nodes=nodes, generated=generated)
+            if clock is not None and nodes % every == 0 and clock():
+                return Result(Outcome.UNKNOWN, nodes=nodes, generated=generated, out_of_time=True)
+            if dead(child, child_redeals):
+                continue
+            grand = children(child, child_redeals)
+            generated += len(grand)
+            path.append(mv)
+            stack.append((grand, 0, spend))
+        if not cut:
+            return Result(Outcome.LOST, nodes=nodes, generated=generated)
+    return Result(Outcome.UNKNOWN, nodes=nodes, generated=generated)
+
+
+def _dfs(model: Model, piles: Piles, redeals: int, budget: Budget) -> Result:
+    """Depth-first search from one position; see the module docstring."""
+    seen: set[Hashable] = set()
+    if model.won(piles):
+        return Result(Outcome.WINNABLE)
+    key = model.key
+    children = model.children
+    dead = model.dead
+    won = model.won
+    max_nodes = budget.nodes
+    clock = budget.out_of_time
+    every = max(1, budget.check_every)
+    seen.add(key(piles, redeals))
+    nodes, generated = 1, 0
+    if dead(piles, redeals):
+        return Result(Outcome.LOST, nodes=1)
+    # Each frame: the children of one position still to try, and the move that led to it.
+    first = children(piles, redeals)
+    generated += len(first)
+    stack: list[tuple[list[Child], int]] = [(first, 0)]
+    path: list[Mv] = []
+    while stack:
+        kids, i = stack[-1]
+        if i >= len(kids):
+            stack.pop()
+            if path:
+                path.pop()
+            continue
+        stack[-1] = (kids, i + 1)
+        mv, child, child_redeals = kids[i]
+        if won(child):
+            path.append(mv)
+            return Result(Outcome.WINNABLE, nodes=nodes, generated=generated, path=tuple(path))
+        k = key(child, child_redeals)
+        if k in seen:
+            continue
+        seen.add(k)
+        nodes += 1
+        if nodes >= max_nodes:
+            return Result(Outcome.UNKNOWN, nodes=nodes, generated=generated)
+        if clock is not None and nodes % every == 0 and clock():
+            return Result(Outcome.UNKNOWN, nodes=nodes, generated=generated, out_of_time=True)
+        if dead(child, child_redeals):
+            continue
+        grand = children(child, child_redeals)
+        generated += len(grand)
+        path.append(mv)
+        stack.append((grand, 0))
+    return Result(Outcome.LOST, nodes=nodes, generated=generated)
+
+
+def line_positions(
+    model: Model, piles: Piles, redeals: int, path: Sequence[Mv]
+) -> list[tuple[Piles, int]]:
+    """The positions a line of model moves passes through, start included."""
+    out = [(piles, redeals)]
+    for mv in path:
+        for cmv, cpiles, cred in _all_children(model, piles, redeals):
+            if cmv == mv:
+                piles, redeals = cpiles, cred
+                break
+        else:
+            raise ValueError(f"move {mv} is not offered in this position")
+        out.append((piles, redeals))
+    return out
+
+
+def shorten(
+    model: Model, piles: Piles, redeals: int, path: Sequence[Mv], *, drop_limit: int = 300
+) -> tuple[Mv, ...]:
+    """Shorten a winning line.
+
+    First shortcuts: wherever a later position of the line (exactly that position, or any won
+    one) can be reached in one move from an earlier one, jump there, dropping the moves in
+    between — moves that cancel out, detours and wandering; repeated until nothing changes.
+    Then, for lines of at most ``drop_limit`` moves, each single move is dropped in turn if the
+    rest of the line is still legal and still wins.
+    """
+    current = _shortcut(model, piles, redeals, tuple(path))
+    if len(current) > drop_limit:
+        return current
+    n = 0
+    while n < len(current):
+        trial = current[:n] + current[n + 1 :]
+        if _wins(model, piles, redeals, trial):
+            current = _shortcut(model, piles, redeals, trial)
+        else:
+            n += 1
+    return current
+
+
+def _wins(model: Model, piles: Piles, redeals: int, path: Sequence[Mv]) -> bool:
+    try:
+        end, _ = line_positions(model, piles, redeals, path)[-1]
+    except ValueError:
+        return False
+    return model.won(end)
+
+
+def _shortcut(model: Model, piles: Piles, redeals: int, path: tuple[Mv, ...]) -> tuple[Mv, ...]:
+    """Greedy jumps by canonical key: from each position of the new line, take the move whose
+    result has the same key as the latest position of the old line (or is won). Positions of
+    equal key have the same future up to which pile is which, so the old line can always be
+    followed on from there; if a model ever broke that, the old line is kept."""
+    current = path
+    key = model.key
+    while True:
+        positions = line_positions(model, piles, redeals, current)
+        index = {key(p, r): n for n, (p, r) in enumerate(positions)}
+        last = len(current)
+        out: list[Mv] = []
+        p, r, n = piles, redeals, 0
+        while n < last:
+            best, best_child = -1, None
+            for mv, cp, cr in _all_children(model, p, r):
+                if model.won(cp):
+                    best, best_child = last, (mv, cp, cr)
+                    break
+                j = index.get(key(cp, cr), -1)
+                if j > best:
+                    best, best_child = j, (mv, cp, cr)
+            if best <= n or best_child is None:
+                return path  # the model broke the symmetry the jumps rely on
+            mv, p, r = best_child
+            out.append(mv)
+            n = best
+        if len(out) >= len(current):
+            return current
+        current = tuple(out)
+
+
+def _all_children(model: Model, piles: Piles, redeals: int) -> list[Child]:
+    every = getattr(model, "all_children", None)
+    if every is not None:
+        result: list[Child] = every(piles, redeals)
+        return result
+    return model.children(piles, redeals)
+
+
+def to_moves(model: Model, path: Sequence[Mv]) -> tuple[Move, ...]:
+    ids = model.pile_ids
+    return tuple(
+        Move(ids[step[i]], ids[step[i + 1]], step[i + 2])
+        for step in path
+        for i in range(0, len(step), 3)
+    )
+
+
+def solve_state(model: Model, state: State, budget: Budget, *, short: bool = True) -> Result:
+    """Solve an engine state with every card known; a winning line comes back as engine moves."""
+    result = solve_piles(model, state.piles, state.redeals, budget)
+    if result.outcome is not Outcome.WINNABLE:
+        return result
+    path = result.path
+    if short and path:
+        path = shorten(model, state.piles, state.redeals, path)
+    return Result(
+        result.outcome,
+        to_moves(model, path),
+        result.nodes,
+        result.generated,
+        result.out_of_time,
+        path,
+    )

@@ -1,0 +1,184 @@
+"""Solver benchmark: how many deals of each game the solver decides, and how fast.
+
+    .venv/bin/python bench/solver.py [--deals 200] [--qi-deals 30] [--nodes 100000]
+                                     [--seconds 5] [--hints 40] [--games SLUG ...]
+
+For each game it solves deals 1..N (Quadruple Interchange: 1..``--qi-deals``) with every card
+known, each within ``--nodes`` positions and ``--seconds`` of wall time (whichever ends
+first), and reports won / lost / unknown %, the median and p95 time per deal, and positions
+per second (entered: positions the search expanded; generated: positions the move generator
+produced). Every winning line is shortened and replayed through the real engine to a win; the
+run fails if one does not. Then it times Castle's End hints (``--hints`` deals, a hint at the
+deal and after every 10th move of a winning line) against the target p95 ≤ 0.3 s. It prints
+Markdown tables for bench/RESULTS.md.
+
+Targets (issue #11): Castle's End and Corners fully decided, Patriarchs ≥ 90% decided, Castle's
+End hint p95 ≤ 0.3 s, ≥ 100k positions/s for every game but Quadruple Interchange.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import statistics
+import sys
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from app.engine import GAMES, get_ruleset
+from app.solver import Budget, Outcome, hint, model_for, solve
+from app.solver.search import shorten, to_moves
+
+QI = "quadruple-interchange"
+
+
+@dataclass
+class GameResult:
+    slug: str
+    outcomes: dict[Outcome, int] = field(default_factory=lambda: dict.fromkeys(Outcome, 0))
+    seconds: list[float] = field(default_factory=list)
+    entered: int = 0
+    generated: int = 0
+    solution_moves: list[int] = field(default_factory=list)
+
+    @property
+    def deals(self) -> int:
+        return len(self.seconds)
+
+    def pct(self, outcome: Outcome) -> float:
+        return 100.0 * self.outcomes[outcome] / max(1, self.deals)
+
+
+def p95(values: Sequence[float]) -> float:
+    ordered = sorted(values)
+    return ordered[int(0.95 * (len(ordered) - 1))]
+
+
+def bench_game(slug: str, deals: int, nodes: int, seconds: float) -> GameResult:
+    rules = get_ruleset(slug)
+    result = GameResult(slug)
+    for number in range(1, deals + 1):
+        deal = rules.deal(number)
+        deadline = time.perf_counter() + seconds
+        budget = Budget(nodes=nodes, out_of_time=lambda d=deadline: time.perf_counter() > d)
+        start = time.perf_counter()
+        answer = solve(deal, budget, short=False)
+        result.seconds.append(time.perf_counter() - start)
+        result.entered += answer.nodes
+        result.generated += answer.generated
+        result.outcomes[answer.outcome] += 1
+        if answer.outcome is Outcome.WINNABLE:
+            model = model_for(slug)
+            line = to_moves(model, shorten(model, deal.piles, deal.redeals, answer.path))
+            if not rules.is_won(rules.replay(deal, line)):
+                raise SystemExit(f"{slug} deal {number}: the winning line does not replay")
+            result.solution_moves.append(len(line))
+        print(
+            f"{slug} {number}: {answer.outcome.value} {answer.nodes} positions "
+            f"{result.seconds[-1] * 1000:.0f} ms",
+            file=sys.stderr,
+        )
+    return result
+
+
+def bench_hints(deals: int, nodes: int) -> list[float]:
+    rules = get_ruleset("castles-end")
+    times: list[float] = []
+    for number in range(1, deals + 1):
+        deal = rules.deal(number)
+        line = solve(deal, Budget(nodes=nodes)).moves
+        positions = [deal]
+        state = deal
+        for i, move in enumerate(line, 1):
+            state = rules.apply(state, move)
+            if i % 10 == 0 and not rules.is_won(state):
+                positions.append(state)
+        for state in positions:
+            start = time.perf_counter()
+            hint(state, Budget(nodes=nodes))
+            times.append(time.perf_counter() - start)
+    return times
+
+
+def cpu_model() -> str:
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or "unknown"
+
+
+def table(results: Sequence[GameResult]) -> str:
+    rows = [
+        "| Game | Deals | Won % | Lost % | Unknown % | Median ms | p95 ms | Entered/s | "
+        "Generated/s | Median moves (shortened) |",
+        "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
+    ]
+    for r in results:
+        total = sum(r.seconds) or 1e-9
+        moves = statistics.median(r.solution_moves) if r.solution_moves else 0
+        rows.append(
+            f"| {GAMES[r.slug].name} | {r.deals} | {r.pct(Outcome.WINNABLE):.1f} | "
+            f"{r.pct(Outcome.LOST):.1f} | {r.pct(Outcome.UNKNOWN):.1f} | "
+            f"{statistics.median(r.seconds) * 1000:.0f} | {p95(r.seconds) * 1000:.0f} | "
+            f"{r.entered / total:,.0f} | {r.generated / total:,.0f} | {moves:.0f} |"
+        )
+    return "\n".join(rows)
+
+
+def winnability(results: Sequence[GameResult]) -> str:
+    rows = [
+        "| Game | Deals | Can be won | Proved lost | Undecided | About |",
+        "| --- | ---: | ---: | ---: | ---: | --- |",
+    ]
+    for r in results:
+        won, lost = r.pct(Outcome.WINNABLE), r.pct(Outcome.LOST)
+        unknown = r.pct(Outcome.UNKNOWN)
+        about = f"about {won:.0f}%" if unknown < 1 else f"at least {won:.0f}%"
+        rows.append(
+            f"| {GAMES[r.slug].name} | {r.deals} | {won:.1f}% | {lost:.1f}% | {unknown:.1f}% "
+            f"| {about} |"
+        )
+    return "\n".join(rows)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
+    parser.add_argument("--deals", type=int, default=200)
+    parser.add_argument("--qi-deals", type=int, default=30)
+    parser.add_argument("--nodes", type=int, default=100_000, help="positions per deal")
+    parser.add_argument("--seconds", type=float, default=5.0, help="wall time per deal")
+    parser.add_argument("--hints", type=int, default=40, help="Castle's End deals for hints")
+    parser.add_argument("--games", nargs="*", choices=sorted(GAMES), help="default: all")
+    args = parser.parse_args(argv)
+    print(
+        f"nproc {os.cpu_count()}, CPU {cpu_model()}, Python {platform.python_version()}, "
+        f"deals 1..{args.deals} (Quadruple Interchange 1..{args.qi_deals}), "
+        f"{args.nodes:,} positions and {args.seconds:g} s per deal"
+    )
+    results = []
+    for slug in args.games or GAMES:
+        deals = args.qi_deals if slug == QI else args.deals
+        results.append(bench_game(slug, deals, args.nodes, args.seconds))
+    print()
+    print(table(results))
+    print()
+    print(winnability(results))
+    if args.hints and (not args.games or "castles-end" in args.games):
+        times = bench_hints(args.hints, args.nodes)
+        print()
+        print(
+            f"Castle's End hints: {len(times)} positions, median "
+            f"{statistics.median(times) * 1000:.0f} ms, p95 {p95(times) * 1000:.0f} ms, "
+            f"max {max(times) * 1000:.0f} ms (target p95 ≤ 300 ms)"
+        )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,131 @@
+"""Hints: exact where nothing is hidden, and never dependent on a hidden card."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from app.engine import State, get_ruleset
+from app.solver import Budget, Outcome, hint, solve, visible_only
+from app.solver.hints import fully_visible
+from tests.engine.builders import position
+
+HIDDEN_GAMES = ["corners", "patriarchs", "quadrangle", "quadruple-interchange"]
+
+
+def played(game: str, number: int, picks: list[int]) -> State:
+    rules = get_ruleset(game)
+    state = rules.deal(number)
+    for pick in picks:
+        moves = rules.legal_moves(state)
+        if not moves:
+            break
+        state = rules.apply(state, moves[pick % len(moves)])
+    return state
+
+
+def with_hidden_cards_shuffled(state: State, order: list[int]) -> State:
+    """The same position as the player sees it, the hidden cards dealt in another order."""
+    rules = get_ruleset(state.game)
+    hide_stock = rules.stock >= 0 and state.redeals == 0
+    hidden = [~c for p in state.piles for c in p if c < 0]
+    if hide_stock:
+        hidden += list(state.piles[rules.stock])
+    keyed = sorted(range(len(hidden)), key=lambda i: order[i % len(order)] if order else i)
+    cards = iter([hidden[i] for i in keyed])
+    piles = []
+    for i, pile in enumerate(state.piles):
+        if i == rules.stock and hide_stock:
+            piles.append(pile)
+        else:
+            piles.append(tuple(~next(cards) if c < 0 else c for c in pile))
+    if hide_stock:
+        piles[rules.stock] = tuple(cards)
+    return State(state.game, tuple(piles), state.redeals)
+
+
+@pytest.mark.parametrize("game", HIDDEN_GAMES)
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    number=st.integers(1, 10**6),
+    picks=st.lists(st.integers(0, 50), max_size=25),
+    order=st.lists(st.integers(0, 1000), min_size=1, max_size=300),
+)
+def test_a_hint_is_unchanged_when_the_hidden_cards_are_shuffled(
+    game: str, number: int, picks: list[int], order: list[int]
+) -> None:
+    state = played(game, number, picks)
+    other = with_hidden_cards_shuffled(state, order)
+    assert get_ruleset(game).public_view(other) == get_ruleset(game).public_view(state)
+    budget = Budget(nodes=3_000)
+    assert hint(other, budget) == hint(state, budget)
+    assert visible_only(other) == visible_only(state)
+
+
+@pytest.mark.parametrize("game", HIDDEN_GAMES)
+def test_a_hint_in_a_hidden_card_game_is_a_legal_move_or_says_there_is_none(game: str) -> None:
+    rules = get_ruleset(game)
+    for number in range(1, 6):
+        state = rules.deal(number)
+        given_hint = hint(state, Budget(nodes=3_000))
+        assert given_hint.outcome is Outcome.UNKNOWN and not given_hint.exact
+        if given_hint.move is None:
+            assert "No hint" in given_hint.message
+        else:
+            assert given_hint.move in rules.legal_moves(state)
+            after = rules.apply(state, given_hint.move)
+            assert rules.on_foundations(after) >= rules.on_foundations(state)
+
+
+def test_a_hidden_card_hint_plays_what_the_visible_cards_allow() -> None:
+    # Corners: the waste's 5♣ fits the ♣ foundation at once.
+    state = position(
+        "corners",
+        f1="3C 4C",
+        f2="KD",
+        f3="KH",
+        f4="KS",
+        r1="9D",
+        waste="5C",
+        stock="QD JD TD",
+    )
+    given = hint(state, Budget(nodes=1_000))
+    assert str(given.move) == "waste-f1"
+    assert "1 more card" in given.message
+
+
+def test_castles_end_hints_are_exact() -> None:
+    rules = get_ruleset("castles-end")
+    seen = set()
+    for number in range(1, 13):
+        deal = rules.deal(number)
+        truth = solve(deal, Budget(nodes=200_000)).outcome
+        given = hint(deal, Budget(nodes=200_000))
+        assert given.exact and given.outcome is truth
+        seen.add(truth)
+        if truth is Outcome.WINNABLE:
+            assert given.move is not None
+            after = rules.apply(deal, given.move)
+            assert solve(after, Budget(nodes=200_000)).outcome is Outcome.WINNABLE
+        else:
+            assert given.move is None
+            assert given.message == "This position can no longer be won."
+    assert seen == {Outcome.WINNABLE, Outcome.LOST}
+
+
+def test_a_corners_game_is_fully_visible_after_its_first_redeal() -> None:
+    state = position(
+        "corners", redeals=1, f1="QC KC", f2="KD", f3="KH", f4="KS", stock="AC", waste=""
+    )
+    assert fully_visible(state)
+    given = hint(state)
+    assert given.exact
+    assert not fully_visible(position("corners", f1="QC KC", f2="KD", f3="KH", f4="KS", stock="AC"))
+
+
+def test_an_undecided_exact_hint_says_so() -> None:
+    deal = get_ruleset("castles-end").deal(1)
+    given = hint(deal, Budget(nodes=2))
+    assert given.outcome is Outcome.UNKNOWN and given.move is None
+    assert "could not decide" in given.message
