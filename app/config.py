@@ -32,6 +32,12 @@ class Settings(BaseSettings):
     db_pool_size: int = Field(default=10, ge=1)
     # Threads per process for blocking work (bench/RESULTS.md: 2 beat 4, 16 and 40).
     threadpool_size: int = Field(default=2, ge=1, le=64)
+    # Rooms and races (app/services/rooms.py).
+    race_countdown_s: float = Field(default=3.0, ge=0, le=60)
+    room_max_members: int = Field(default=8, ge=1, le=100)
+    rooms_per_player: int = Field(default=3, ge=1, le=100)
+    room_idle_s: float = Field(default=1800.0, gt=0)  # an open room unused this long closes
+    race_forfeit_s: float = Field(default=300.0, gt=0)  # a racer silent this long forfeits
 
     @model_validator(mode="after")
     def _no_development_secrets_in_production(self) -> Settings:

@@ -21,6 +21,7 @@ from app.services.deals import Deals
 from app.services.games import Games
 from app.services.leaderboard import Leaderboards
 from app.services.players import Players
+from app.services.rooms import Limits, Rooms
 from app.web import errors
 from app.web.router import router
 
@@ -144,6 +145,17 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.state.sessions = sessions
     app.state.games = Games(sessions, settings.deal_key_bytes)
     app.state.players = Players(sessions)
+    app.state.rooms = Rooms(
+        sessions,
+        app.state.games,
+        Limits(
+            countdown_s=settings.race_countdown_s,
+            max_members=settings.room_max_members,
+            rooms_per_player=settings.rooms_per_player,
+            idle_s=settings.room_idle_s,
+            forfeit_s=settings.race_forfeit_s,
+        ),
+    )
     app.state.deals = Deals(sessions, settings.deal_key_bytes)
     app.state.leaderboards = Leaderboards(
         sessions,

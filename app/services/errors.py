@@ -88,3 +88,27 @@ class NameTaken(ServiceError):
 
 class BadCredentials(ServiceError):
     status, code = 401, "bad_credentials"
+
+
+class RaceNotStarted(ServiceError):
+    status, code = 409, "race_not_started"
+
+
+class RoomClosed(ServiceError):
+    status, code = 409, "room_closed"
+
+
+class RoomFull(ServiceError):
+    status, code = 409, "room_full"
+
+
+class TooManyRooms(ServiceError):
+    status, code = 409, "too_many_rooms"
+
+
+class RaceRunning(ServiceError):
+    status, code = 409, "race_running"
+
+
+class NotAMember(ServiceError):
+    status, code = 403, "not_a_member"

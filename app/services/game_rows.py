@@ -56,6 +56,8 @@ class GameRow:
     first_move_at: datetime | None
     finished_at: datetime | None
     duration_ms: int | None
+    race_id: int | None = None  # a race's game (app/services/rooms.py)
+    not_before: datetime | None = None  # moves before this moment: 409 race_not_started
 
 
 GAME = cast(Table, Game.__table__)
@@ -65,7 +67,7 @@ MUTABLE = (
     "rated", "state", "version", "status", "moves", "undos", "can_undo", "updated_at",
     "first_move_at", "finished_at", "duration_ms",
 )  # fmt: skip
-_TIMES = ("created_at", "updated_at", "first_move_at", "finished_at")
+_TIMES = ("created_at", "updated_at", "first_move_at", "finished_at", "not_before")
 
 # Statements are built once: building and cache-keying one on every call costs more than
 # sending it.

@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import re
 import secrets
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -37,7 +37,7 @@ from app.engine import (
     loads,
 )
 from app.engine.deals import check_deal_number
-from app.services import same_deal, stats
+from app.services import race_events, same_deal, stats
 from app.services.errors import (
     DealInPlay,
     DealNotFinished,
@@ -47,6 +47,7 @@ from app.services.errors import (
     IllegalMoveError,
     InvalidRequest,
     NotFound,
+    RaceNotStarted,
     StaleVersion,
     UndoUnavailable,
 )
@@ -169,6 +170,9 @@ class Games:
     _rng: secrets.SystemRandom = field(default_factory=secrets.SystemRandom)
     move_engine: Engine = field(init=False)
     move_transaction: Transactions = field(init=False)
+    # Called with the ids of the events a change wrote, once its transaction has committed
+    # (the broker of app/db/broker.py tells every process); only races' games write events.
+    publish: Callable[[list[int]], None] = field(default=lambda ids: None)
 
     def __post_init__(self) -> None:
         self.move_engine = make_move_engine(self.sessions.kw["bind"])
@@ -180,6 +184,10 @@ class Games:
             self.move_engine.dispose()
 
     # -- starting and reading ------------------------------------------------------------
+
+    def draw_deal(self) -> int:
+        """A deal number drawn uniformly from 1..MAX_DEAL."""
+        return self._rng.randint(1, MAX_DEAL)
 
     def start(self, player_id: str, slug: str, deal: int | None = None) -> GameView:
         """A new game: of a deal the server draws (rated), or of the chosen number (casual:
@@ -275,6 +283,8 @@ class Games:
                     self._view(tx.db, record, name), json.loads(locked.first_response)
                 )
             self._check_playable(record, version)
+            if record.not_before is not None and now() < record.not_before:
+                raise RaceNotStarted("The race has not started yet: wait for the countdown.")
             rules = get_ruleset(record.game)
             state = loads(record.state)
             try:
@@ -296,6 +306,11 @@ class Games:
             if view.finished:
                 view.log = [*self._log(tx.db, game_id), str(move)]
             response = json.dumps(view.to_json()) if idempotency_key else None
+            events: list[int] = []
+            if record.race_id is not None:
+                events = race_events.after_race_step(
+                    tx.db, record, name, rules.on_foundations(step.after), stamp
+                )
             tx.write(
                 game_values(record),
                 move_values(
@@ -308,7 +323,9 @@ class Games:
                     response=response,
                 ),
             )
-            return MoveOutcome(view)
+        if events:
+            self.publish(events)
+        return MoveOutcome(view)
 
     def undo(self, game_id: str, player_id: str | None) -> GameView:
         with self.sessions.begin() as db:
@@ -337,11 +354,15 @@ class Games:
             self._advance(record, Status.PLAYING, stamp)
             _save(db, record)
             _log_action(db, record, "undo", stamp)
+            events = self._race_events(db, record, name, rules.on_foundations(state), stamp)
             changed = tuple(
                 pid for pid, a, b in zip(rules.pile_ids, before.piles, state.piles) if a != b
             )
             undo_step = Step(before, Move.parse(active[-1][0]), state, False, changed)
-            return GameView(record, name, rules, state, legal, step=undo_step)
+            view = GameView(record, name, rules, state, legal, step=undo_step)
+        if events:
+            self.publish(events)
+        return view
 
     def resign(self, game_id: str, player_id: str | None) -> GameView:
         with self.sessions.begin() as db:
@@ -352,9 +373,14 @@ class Games:
             stamp = now()
             self._advance(record, Status.LOST, stamp)
             stats.count_finished(db.connection(), record, stamp)
+            on_foundations = get_ruleset(record.game).on_foundations(loads(record.state))
+            events = self._race_events(db, record, name, on_foundations, stamp)
             _save(db, record)
             _log_action(db, record, "resign", stamp)
-            return self._view(db, record, name)
+            view = self._view(db, record, name)
+        if events:
+            self.publish(events)
+        return view
 
     def replay_view(self, game_id: str, step: int | None, viewer: str | None) -> ReplayView:
         """A finished game at any step of its move log, every card shown: for its owner and
@@ -386,6 +412,14 @@ class Games:
             return loads(record.state), rules.replay(rules.deal(record.deal, self.deal_key), moves)
 
     # -- internals -------------------------------------------------------------------------
+
+    @staticmethod
+    def _race_events(
+        db: Session, record: GameRow, name: str, foundation_cards: int, stamp: datetime
+    ) -> list[int]:
+        if record.race_id is None:
+            return []
+        return race_events.after_race_step(db, record, name, foundation_cards, stamp)
 
     def _load(self, db: Session, game_id: str, *, lock: bool) -> tuple[GameRow, str]:
         query = LOCK_GAME if lock else SELECT_GAME
@@ -458,6 +492,11 @@ def active_moves(records: Sequence[Any]) -> list[tuple[str, bool]]:
         elif r.action == "undo" and stack:
             stack.pop()
     return stack
+
+
+def initial_status(rules: Ruleset, state: State) -> str:
+    """The status of a game just dealt (a deal with no legal move is lost at once)."""
+    return _status(rules, state, rules.legal_moves(state))
 
 
 def _status(rules: Ruleset, state: State, legal: list[Move]) -> str:
