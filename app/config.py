@@ -38,6 +38,7 @@ class Settings(BaseSettings):
     rooms_per_player: int = Field(default=3, ge=1, le=100)
     room_idle_s: float = Field(default=1800.0, gt=0)  # an open room unused this long closes
     race_forfeit_s: float = Field(default=300.0, gt=0)  # a racer silent this long forfeits
+    room_sweep_s: float = Field(default=15.0, gt=0)  # how often each process looks for both
 
     @model_validator(mode="after")
     def _no_development_secrets_in_production(self) -> Settings:

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import gc
+import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
@@ -16,6 +19,7 @@ from starlette.middleware.sessions import SessionMiddleware
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from app.config import PROJECT_DIR, Settings, get_settings
+from app.db.broker import make_broker
 from app.db.session import make_engine, make_sessionmaker
 from app.services.deals import Deals
 from app.services.games import Games
@@ -25,6 +29,7 @@ from app.services.rooms import Limits, Rooms
 from app.web import errors
 from app.web.router import router
 
+log = logging.getLogger(__name__)
 SESSION_COOKIE = "ph_session"
 SESSION_MAX_AGE = 400 * 24 * 3600  # browsers cap cookie lifetimes near 400 days
 
@@ -111,6 +116,16 @@ class BrowserOnly:
             await self.wrapped(scope, receive, send)
 
 
+async def _sweep_rooms(rooms: Rooms, every_s: float) -> None:
+    """Forfeits silent racers and closes idle rooms, now and then (app/services/rooms.py)."""
+    while True:
+        await asyncio.sleep(every_s)
+        try:
+            await to_thread.run_sync(rooms.sweep)
+        except Exception:  # the database is away: the next round tries again
+            log.exception("sweeping rooms failed")
+
+
 def create_app(settings: Settings | None = None) -> FastAPI:
     settings = settings or get_settings()
     engine = make_engine(settings.database_url, settings.db_pool_size)
@@ -130,7 +145,13 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         gc.collect()
         gc.freeze()
         gc.set_threshold(50_000, 50, 1000)
+        await broker.start()
+        sweeper = asyncio.create_task(_sweep_rooms(app.state.rooms, settings.room_sweep_s))
         yield
+        sweeper.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await sweeper
+        await broker.stop()
         engine.dispose()
         app.state.games.close()
 
@@ -145,6 +166,10 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.state.sessions = sessions
     app.state.games = Games(sessions, settings.deal_key_bytes)
     app.state.players = Players(sessions)
+    # Events of rooms and races: published after each commit, streamed by app/web/live.py.
+    broker = make_broker(engine)
+    app.state.broker = broker
+    app.state.games.publish = broker.publish
     app.state.rooms = Rooms(
         sessions,
         app.state.games,
@@ -155,6 +180,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             idle_s=settings.room_idle_s,
             forfeit_s=settings.race_forfeit_s,
         ),
+        publish=broker.publish,
     )
     app.state.deals = Deals(sessions, settings.deal_key_bytes)
     app.state.leaderboards = Leaderboards(

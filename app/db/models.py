@@ -114,7 +114,8 @@ class Game(Base):
     duration_ms: Mapped[int | None] = mapped_column(BigInteger)
     # A race's game (app/services/rooms.py): its race, and the moment before which moves are
     # refused (the countdown). The move path's locked read returns both, so the check is free.
-    race_id: Mapped[int | None] = mapped_column(ForeignKey("race.id"))
+    # A plain integer (no foreign key): SQLite could not drop the column again (0009).
+    race_id: Mapped[int | None] = mapped_column(Integer)
     not_before: Mapped[datetime | None] = mapped_column(UTCDateTime())
 
 

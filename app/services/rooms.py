@@ -21,6 +21,7 @@ from typing import Any
 from sqlalchemy import delete, func, insert, select, update
 from sqlalchemy.orm import Session, sessionmaker
 
+from app.db.broker import EventRow
 from app.db.models import Event, Game, Player, Race, Room, RoomMember
 from app.engine import RULES_VERSION, UnknownGame, dumps, get_ruleset
 from app.services import race_events
@@ -101,14 +102,6 @@ class RoomView:
         names = {p["id"]: p["name"] for p in self.players}
         name = names.get(player_id)
         return any(s["player"] == name and s["status"] == "playing" for s in self.race["standings"])
-
-
-@dataclass(frozen=True)
-class EventRow:
-    id: int
-    room: str
-    kind: str
-    data: str
 
 
 @dataclass(frozen=True)

@@ -75,27 +75,23 @@ def upgrade() -> None:
         sa.Column("kind", sa.String(length=8), nullable=False),
         sa.Column("data", sa.Text(), nullable=False),
         sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
-        sa.ForeignKeyConstraint(
-            ["room_code"], ["room.code"], name=op.f("fk_event_room_code_room")
-        ),
+        sa.ForeignKeyConstraint(["room_code"], ["room.code"], name=op.f("fk_event_room_code_room")),
         sa.PrimaryKeyConstraint("id", name=op.f("pk_event")),
     )
     with op.batch_alter_table("event", schema=None) as batch_op:
         batch_op.create_index("ix_event_room_id", ["room_code", "id"], unique=False)
 
-    with op.batch_alter_table("game", schema=None) as batch_op:
-        batch_op.add_column(sa.Column("race_id", sa.Integer(), nullable=True))
-        batch_op.add_column(sa.Column("not_before", sa.DateTime(timezone=True), nullable=True))
-        batch_op.create_foreign_key(
-            batch_op.f("fk_game_race_id_race"), "race", ["race_id"], ["id"]
-        )
+    # Not batch mode (as 0004): rebuilding ``game`` on SQLite would trip the foreign keys that
+    # point at it, and both databases add and drop a plain nullable column in place. So
+    # ``race_id`` is a plain integer, without a foreign key (SQLite cannot drop a column that
+    # has one); race rows are never deleted.
+    op.add_column("game", sa.Column("race_id", sa.Integer(), nullable=True))
+    op.add_column("game", sa.Column("not_before", sa.DateTime(timezone=True), nullable=True))
 
 
 def downgrade() -> None:
-    with op.batch_alter_table("game", schema=None) as batch_op:
-        batch_op.drop_constraint(batch_op.f("fk_game_race_id_race"), type_="foreignkey")
-        batch_op.drop_column("not_before")
-        batch_op.drop_column("race_id")
+    op.drop_column("game", "not_before")
+    op.drop_column("game", "race_id")
     with op.batch_alter_table("event", schema=None) as batch_op:
         batch_op.drop_index("ix_event_room_id")
     op.drop_table("event")
