@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
 
-from sqlalchemy import delete, func, insert, select, update
+from sqlalchemy import delete, distinct, func, insert, select, update
 from sqlalchemy.orm import Session, sessionmaker
 
 from app.db.broker import EventRow
@@ -45,6 +45,8 @@ CODE_LENGTH = 6
 CODE_RE = re.compile(f"[{CODE_ALPHABET}]{{{CODE_LENGTH}}}")
 
 OPEN, RACING, CLOSED = "open", "racing", "closed"
+PLAYING_WINDOW_S = 300  # "playing now": moved within the last five minutes
+PLAYING_CACHE_S = 15
 
 
 def normalize_code(code: str) -> str | None:
@@ -131,6 +133,7 @@ class Rooms:
     limits: Limits = field(default_factory=Limits)
     publish: Callable[[list[int]], None] = field(default=lambda ids: None)
     clock: Callable[[], datetime] = now
+    _playing: tuple[datetime, dict[str, int]] | None = field(default=None, repr=False)
 
     # -- the use cases ------------------------------------------------------------------
 
@@ -349,6 +352,30 @@ class Rooms:
                 .limit(limit)
             ).all()
         return [LiveRoom(*r) for r in rows]
+
+    def playing_now(self) -> dict[str, int]:
+        """How many players have moved in a game of each kind within the last
+        ``PLAYING_WINDOW_S``: cached for ``PLAYING_CACHE_S`` (a scan of the games in play)."""
+        stamp = self.clock()
+        cached = self._playing
+        if cached is not None and (stamp - cached[0]).total_seconds() < PLAYING_CACHE_S:
+            return cached[1]
+        cutoff = stamp - timedelta(seconds=PLAYING_WINDOW_S)
+        with self.sessions() as db:
+            rows = db.execute(
+                select(Game.game, func.count(distinct(Game.player_id)))
+                .where(Game.status == "playing", Game.updated_at > cutoff)
+                .group_by(Game.game)
+            ).all()
+        counts = {slug: int(n) for slug, n in rows}
+        self._playing = (stamp, counts)
+        return counts
+
+    def results_of(self, name: str, limit: int = 10) -> list[RaceResult]:
+        """The finished races of the player with this name (none for an unknown name)."""
+        with self.sessions() as db:
+            player_id = db.scalar(select(Player.id).where(Player.name_key == name.lower()))
+        return [] if player_id is None else self.results(player_id, limit)
 
     def results(self, player_id: str, limit: int = 10) -> list[RaceResult]:
         """The player's finished races, latest first, with their place."""

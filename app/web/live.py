@@ -4,12 +4,14 @@
 id) and JSON ``data``. A client that reconnects with ``Last-Event-ID`` first gets every event of
 the room after that id, read from the table, then the live ones; without it, ``?after=N`` does
 the same (a page passes the last id it rendered), and with neither the stream starts now.
+``?view=html`` sends the same events as HTML fragments for the htmx SSE extension
+(app/web/room_pages.py).
 No event carries a card (app/services/race_events.py).
 """
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Header, Query, Request
@@ -18,16 +20,17 @@ from starlette.concurrency import run_in_threadpool
 
 from app.db.broker import Dropped, EventRow, InProcessBroker
 from app.services.rooms import Rooms
+from app.web.room_pages import html_events
 
 router = APIRouter()
 
 PING_S = 15  # keeps idle streams open through proxies
 SEND_TIMEOUT_S = 10  # a client that takes longer to accept an event is dropped
 
-Render = Callable[[EventRow], str]
+Render = Callable[[EventRow], Awaitable[str]]
 
 
-def json_data(row: EventRow) -> str:
+async def json_data(row: EventRow) -> str:
     return row.data
 
 
@@ -53,7 +56,7 @@ async def stream(
         sent: set[int] = set()
         for row in await run_in_threadpool(rooms.events_after, code, cursor):
             sent.add(row.id)
-            yield ServerSentEvent(data=render(row), event=row.kind, id=str(row.id))
+            yield ServerSentEvent(data=await render(row), event=row.kind, id=str(row.id))
         newest = max(sent, default=cursor)
         while True:
             try:
@@ -64,7 +67,7 @@ async def stream(
                 continue  # already sent (from the table, or before the client reconnected)
             if row.id > newest:
                 sent.clear()
-            yield ServerSentEvent(data=render(row), event=row.kind, id=str(row.id))
+            yield ServerSentEvent(data=await render(row), event=row.kind, id=str(row.id))
     finally:
         broker.unsubscribe(sub)
 
@@ -74,12 +77,15 @@ async def room_events(
     request: Request,
     code: str,
     after: Annotated[int | None, Query(ge=0, le=2**62)] = None,
+    view: Annotated[str, Query(pattern="^(json|html)$")] = "json",
     last_event_id: Annotated[str | None, Header(alias="Last-Event-ID", max_length=32)] = None,
 ) -> EventSourceResponse:
     """Server-Sent Events of a room for members and spectators (contract v2)."""
     rooms: Rooms = request.app.state.rooms
     room = await run_in_threadpool(rooms.get, code)  # 404 for an unknown room
     render: Render = json_data
+    if view == "html":
+        render = html_events(request, rooms, room)
     return EventSourceResponse(
         stream(
             rooms,

@@ -78,6 +78,8 @@ def home(
             "max_deal": MAX_DEAL,
             "blurbs": BLURBS,
             "daily": daily.daily_deals(daily.today(), settings.deal_key_bytes),
+            "live": request.app.state.rooms.live(10),
+            "playing_now": request.app.state.rooms.playing_now(),
         },
     )
 

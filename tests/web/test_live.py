@@ -103,6 +103,31 @@ def test_after_parameter_and_unknown_rooms(live: str) -> None:
     guest.close()
 
 
+def test_the_html_view_sends_out_of_band_fragments(live: str) -> None:
+    host, guest = Api(live), Api(live)
+    code = host.ok("POST", "/api/rooms", 201, json={"game": "castles-end"})["code"]
+    stream = SSEReader(f"{live}/rooms/{code}/events?view=html", html=True)
+    try:
+        guest.ok("POST", f"/api/rooms/{code}/join")
+        games = host.ok("POST", f"/api/rooms/{code}/start")["race"]["games"]
+        host.play_any(games[host.name])
+        joined, started, progress = stream.take(3)
+        assert joined.event == "room" and 'id="room-live"' in joined.data["html"]
+        assert 'hx-swap-oob="true"' in joined.data["html"]
+        assert guest.name in joined.data["html"]
+        assert started.event == "race" and 'id="racers"' in started.data["html"]
+        # A spectator's stream (no session) offers the Watch links.
+        assert f"/rooms/{code}/watch/{games[host.name]}" in started.data["html"]
+        row = progress.data["html"]
+        assert progress.event == "progress" and row.startswith(f'<li id="racer-{games[host.name]}"')
+        assert 'hx-swap-oob="true"' in row and 'data-moves="1"' in row
+        assert stream.quiet() == []
+    finally:
+        stream.close()
+    host.close()
+    guest.close()
+
+
 def test_a_slow_subscriber_is_dropped_not_waited_for() -> None:
     async def scenario() -> None:
         broker = InProcessBroker(engine=None)  # type: ignore[arg-type]  # no reads here
