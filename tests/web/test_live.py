@@ -5,7 +5,9 @@ once, no card in any event, and a slow subscriber dropped rather than waited for
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterator
+from collections.abc import Coroutine, Iterator
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
 
 import pytest
 
@@ -128,6 +130,13 @@ def test_the_html_view_sends_out_of_band_fragments(live: str) -> None:
     guest.close()
 
 
+def run(coroutine: Coroutine[Any, Any, None]) -> None:
+    """asyncio.run on a thread of its own: the browser tests' Playwright may keep a loop
+    running on this one (in the same pytest worker)."""
+    with ThreadPoolExecutor(1) as pool:
+        pool.submit(asyncio.run, coroutine).result(timeout=30)
+
+
 def test_a_slow_subscriber_is_dropped_not_waited_for() -> None:
     async def scenario() -> None:
         broker = InProcessBroker(engine=None)  # type: ignore[arg-type]  # no reads here
@@ -145,7 +154,7 @@ def test_a_slow_subscriber_is_dropped_not_waited_for() -> None:
         broker.unsubscribe(slow)
         assert broker.subscribers == 2
 
-    asyncio.run(scenario())
+    run(scenario())
 
 
 def test_a_waiting_subscriber_wakes_when_dropped() -> None:
@@ -160,4 +169,4 @@ def test_a_waiting_subscriber_wakes_when_dropped() -> None:
         with pytest.raises(Dropped):
             await sub.get()
 
-    asyncio.run(scenario())
+    run(scenario())
