@@ -50,6 +50,9 @@ class Dropped(Exception):
     """The subscriber fell too far behind and was dropped: reconnect with Last-Event-ID."""
 
 
+_DROPPED = EventRow(0, "", "", "")  # put on a queue in place of what it could not take
+
+
 @dataclass(eq=False)
 class Subscription:
     room: str
@@ -57,7 +60,6 @@ class Subscription:
         default_factory=lambda: asyncio.Queue(maxsize=QUEUE_SIZE)
     )
     dropped: bool = False
-    _wake: asyncio.Event = field(default_factory=asyncio.Event)
 
     def offer(self, row: EventRow) -> None:
         if self.dropped:
@@ -65,23 +67,17 @@ class Subscription:
         try:
             self.queue.put_nowait(row)
         except asyncio.QueueFull:
+            # Too far behind: what is queued goes, and the reader learns it was dropped.
             self.dropped = True
-            self._wake.set()
+            while not self.queue.empty():
+                self.queue.get_nowait()
+            self.queue.put_nowait(_DROPPED)
 
     async def get(self) -> EventRow:
-        if self.dropped:
+        row = await self.queue.get()
+        if row is _DROPPED:
             raise Dropped()
-        getter = asyncio.ensure_future(self.queue.get())
-        waker = asyncio.ensure_future(self._wake.wait())
-        try:
-            await asyncio.wait({getter, waker}, return_when=asyncio.FIRST_COMPLETED)
-        finally:
-            waker.cancel()
-            if not getter.done():
-                getter.cancel()
-        if getter.done() and not getter.cancelled():
-            return getter.result()
-        raise Dropped()
+        return row
 
 
 def read_events(engine: Engine, ids: list[int]) -> list[EventRow]:
@@ -182,11 +178,14 @@ class InProcessBroker:
                 self.last_id = max(self.last_id, *ids)
                 continue
             try:
-                rows = await asyncio.to_thread(read_events, self.engine, sorted(set(ids)))
+                rows = await self._read(sorted(set(ids)))
             except Exception:  # the database is away: clients catch up when they reconnect
                 log.exception("reading events failed")
                 continue
             self.deliver(rows)
+
+    async def _read(self, ids: list[int]) -> list[EventRow]:
+        return await asyncio.to_thread(read_events, self.engine, ids)
 
     def deliver(self, rows: list[EventRow]) -> None:
         for row in rows:
@@ -210,6 +209,9 @@ class PostgresBroker(InProcessBroker):
         )
         self.dsn = engine.url.set(drivername="postgresql").render_as_string(hide_password=False)
         self.listener_pid: int | None = None
+        # The dispatcher reads the events on a connection of its own, without a thread: the
+        # app's few threads are for requests (README, THREADPOOL_SIZE).
+        self._reader: psycopg.AsyncConnection[Any] | None = None
 
     async def start(self) -> None:
         await super().start()
@@ -220,6 +222,23 @@ class PostgresBroker(InProcessBroker):
     async def stop(self) -> None:
         await super().stop()
         self.notifier.dispose()
+        if self._reader is not None:
+            with contextlib.suppress(Exception):
+                await self._reader.close()
+            self._reader = None
+
+    async def _read(self, ids: list[int]) -> list[EventRow]:
+        if self._reader is None or self._reader.closed:
+            self._reader = await psycopg.AsyncConnection.connect(self.dsn, autocommit=True)
+        try:
+            cursor = await self._reader.execute(
+                "SELECT id, room_code, kind, data FROM event WHERE id = ANY(%s) ORDER BY id",
+                (ids,),
+            )
+            return [EventRow(*row) for row in await cursor.fetchall()]
+        except psycopg.Error:
+            await self._reader.close()
+            raise
 
     def publish(self, ids: list[int]) -> None:
         if not ids:

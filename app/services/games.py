@@ -307,11 +307,16 @@ class Games:
                 view.log = [*self._log(tx.db, game_id), str(move)]
             response = json.dumps(view.to_json()) if idempotency_key else None
             events: list[int] = []
+            progress = None
             if record.race_id is not None:
-                events = race_events.after_race_step(
-                    tx.db, record, name, rules.on_foundations(step.after), stamp
-                )
-            tx.write(
+                on_foundations = rules.on_foundations(step.after)
+                if record.status == Status.PLAYING:  # the common case: written with the move
+                    progress = race_events.progress_event(
+                        tx.db, record, name, on_foundations, stamp
+                    )
+                else:
+                    events = race_events.after_race_step(tx.db, record, name, on_foundations, stamp)
+            written = tx.write(
                 game_values(record),
                 move_values(
                     record,
@@ -322,7 +327,10 @@ class Games:
                     idempotency_key=idempotency_key,
                     response=response,
                 ),
+                progress,
             )
+            if written is not None:
+                events.append(written)
         if events:
             self.publish(events)
         return MoveOutcome(view)

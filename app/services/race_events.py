@@ -144,6 +144,43 @@ RACE = cast(Table, Race.__table__)
 ROOM = cast(Table, Room.__table__)
 
 
+# (database, race id) → the race's room (which never changes): no read for it on every move.
+_ROOMS: dict[tuple[Any, int], str] = {}
+_ROOMS_KEPT = 10_000
+
+
+def room_of(db: Session | Connection, race_id: int) -> str:
+    engine = db.get_bind() if isinstance(db, Session) else db.engine
+    url = engine.engine.url if isinstance(engine, Connection) else engine.url
+    key = (url, race_id)
+    code = _ROOMS.get(key)
+    if code is None:
+        code = str(db.scalar(select(RACE.c.room_code).where(RACE.c.id == race_id)))
+        if len(_ROOMS) >= _ROOMS_KEPT:
+            _ROOMS.clear()
+        _ROOMS[key] = code
+    return code
+
+
+def progress_event(
+    db: Session | Connection,
+    record: GameRow,
+    player_name: str,
+    foundation_cards: int,
+    stamp: datetime,
+) -> dict[str, Any]:
+    """The parameters of ``game_rows.INSERT_EVENT`` for a racer's accepted move that did not
+    end the game: the move's own write inserts it (one round trip on PostgreSQL)."""
+    assert record.race_id is not None and record.status == Status.PLAYING
+    data = progress_data(player_name, record.id, record.moves, foundation_cards, record.status)
+    return {
+        "event_room": room_of(db, record.race_id),
+        "event_kind": "progress",
+        "event_data": json.dumps(data, separators=(",", ":")),
+        "event_at": stamp,
+    }
+
+
 def after_race_step(
     db: Session | Connection,
     record: GameRow,
@@ -153,13 +190,15 @@ def after_race_step(
 ) -> list[int]:
     """The events of an accepted move, undo or resignation of a race's game (``record`` holds
     the row as it is being written): its progress, and when the game has just ended, the
-    standings — and the end of the race when it was the last game still playing."""
+    standings — and the end of the race when it was the last game still playing. The race row
+    is locked when the game ends, so two racers finishing at once cannot both miss that the
+    race is over."""
     assert record.race_id is not None
-    race = db.execute(
-        select(RACE).where(RACE.c.id == record.race_id).with_for_update()
-        if record.status != Status.PLAYING
-        else select(RACE).where(RACE.c.id == record.race_id)
-    ).one()
+    if record.status == Status.PLAYING:
+        room = room_of(db, record.race_id)
+        data = progress_data(player_name, record.id, record.moves, foundation_cards, record.status)
+        return [_record(db, room, "progress", data, stamp)]
+    race = db.execute(select(RACE).where(RACE.c.id == record.race_id).with_for_update()).one()
     ids = [
         _record(
             db,
@@ -169,7 +208,7 @@ def after_race_step(
             stamp,
         )
     ]
-    if record.status == Status.PLAYING or race.status != "running":
+    if race.status != "running":
         return ids
     now_racing = racers(db, race.id, record)
     if all(r.status != Status.PLAYING for r in now_racing):

@@ -162,11 +162,14 @@ def test_a_waiting_subscriber_wakes_when_dropped() -> None:
         sub = Subscription("ROOMAA")
         waiting = asyncio.ensure_future(sub.get())
         await asyncio.sleep(0)
-        for i in range(300):
+        sub.offer(EventRow(1, "ROOMAA", "room", "{}"))
+        assert (await waiting).id == 1  # the first event reached the waiting reader
+        waiting = asyncio.ensure_future(sub.get())
+        for i in range(2, 300):  # faster than the reader runs: it overflows
             sub.offer(EventRow(i, "ROOMAA", "room", "{}"))
-        assert (await waiting).id == 0  # the first event reached the waiting reader
         assert sub.dropped
         with pytest.raises(Dropped):
-            await sub.get()
+            await waiting  # the waiting reader wakes to learn it was dropped
+        assert sub.queue.empty()  # what was queued is let go
 
     run(scenario())
