@@ -231,6 +231,15 @@ def test_forfeit_standings_and_rematch(api: TestClient, rooms: Any, app: FastAPI
     play(api, second_game, second_auth)
     play(api, third_game, third_auth)
 
+    # A refused move writes no event (events are written in the move's own transaction).
+    before = events(app, code)
+    stale = move(api, mine, "stock-waste", 0)
+    assert error_code(stale, 409) == "stale_version"
+    illegal = api.get(f"/api/games/{mine}").json()
+    bad = move(api, mine, "f1-f2", illegal["version"])
+    assert bad.status_code == 422, bad.text
+    assert events(app, code) == before
+
     # Forfeit by resigning; the race goes on until everyone is done.
     assert api.post(f"/api/games/{second_game}/resign", headers=second_auth).status_code == 200
     assert api.get(f"/api/rooms/{code}").json()["race"]["status"] == "running"
