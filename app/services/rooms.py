@@ -168,6 +168,10 @@ class Rooms:
         with self.sessions() as db:
             return self._view(db, self._code(db, code))
 
+    def room_of_race(self, race_id: int) -> RoomView:
+        with self.sessions() as db:
+            return self._view(db, race_events.room_of(db, race_id))
+
     def join(self, code: str, player_id: str) -> RoomView:
         stamp = self.clock()
         with self.sessions.begin() as db:

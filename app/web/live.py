@@ -5,7 +5,7 @@ id) and JSON ``data``. A client that reconnects with ``Last-Event-ID`` first get
 the room after that id, read from the table, then the live ones; without it, ``?after=N`` does
 the same (a page passes the last id it rendered), and with neither the stream starts now.
 ``?view=html`` sends the same events as HTML fragments for the htmx SSE extension
-(app/web/room_pages.py).
+(app/web/room_pages.py); ``?view=board`` the same for the race panel beside a racer's board.
 No event carries a card (app/services/race_events.py).
 """
 
@@ -77,15 +77,15 @@ async def room_events(
     request: Request,
     code: str,
     after: Annotated[int | None, Query(ge=0, le=2**62)] = None,
-    view: Annotated[str, Query(pattern="^(json|html)$")] = "json",
+    view: Annotated[str, Query(pattern="^(json|html|board)$")] = "json",
     last_event_id: Annotated[str | None, Header(alias="Last-Event-ID", max_length=32)] = None,
 ) -> EventSourceResponse:
     """Server-Sent Events of a room for members and spectators (contract v2)."""
     rooms: Rooms = request.app.state.rooms
     room = await run_in_threadpool(rooms.get, code)  # 404 for an unknown room
     render: Render = json_data
-    if view == "html":
-        render = html_events(request, rooms, room)
+    if view in ("html", "board"):
+        render = html_events(request, rooms, room, on_board=view == "board")
     return EventSourceResponse(
         stream(
             rooms,

@@ -28,6 +28,7 @@ from app.web.deps import (
     SettingsDep,
 )
 from app.web.play import BOARD_FLASH
+from app.web.room_pages import race_panel
 from app.web.templating import PREF_FLAGS, PREFS_COOKIE, PREFS_MAX_AGE, Prefs, render
 
 router = APIRouter()
@@ -109,10 +110,14 @@ def board(request: Request, game_id: str, player: BrowserPlayer, games: GamesDep
     said = flash if isinstance(flash, dict) and flash.get("game") == game_id else {}
     mine = view.record.player_id == player and not view.finished
     status = status_context(view)
+    # A race's game shows its owner the race beside the board, live (app/web/room_pages.py).
+    race = race_panel(request, view, player) or {}
     return render(
         request,
         "pages/game.html",
         {
+            **race,
+            "race_panel": bool(race),
             "view": view,
             "rules": view.rules,
             "piles": pile_views(view),

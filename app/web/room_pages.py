@@ -21,6 +21,7 @@ from starlette.concurrency import run_in_threadpool
 from app.db.broker import EventRow
 from app.engine import GAMES
 from app.services.errors import InvalidRequest, NotFound
+from app.services.games import GameView
 from app.services.rooms import Rooms, RoomView, normalize_code
 from app.web.board import pile_views, status_context
 from app.web.deps import SESSION_PLAYER, BrowserPlayer, GamesDep
@@ -57,6 +58,17 @@ def live_context(room: RoomView, viewer: str | None) -> dict[str, Any]:
     }
 
 
+def race_panel(request: Request, view: GameView, viewer: str) -> dict[str, Any] | None:
+    """The live race beside a racer's own board, or None for any other game or viewer."""
+    if view.record.race_id is None or view.record.player_id != viewer:
+        return None
+    rooms: Rooms = request.app.state.rooms
+    room = rooms.room_of_race(view.record.race_id)
+    context = live_context(room, viewer)
+    context.update({"my_game": None, "oob": False, "last_event": rooms.last_event_id(room.code)})
+    return context
+
+
 def racer_row(rules_cards: int, data: dict[str, Any], may_watch: bool, code: str) -> str:
     """One racer's progress row, as an out-of-band swap (a progress event)."""
     template = templates.env.get_template("components/racer.html")
@@ -67,8 +79,11 @@ def racer_row(rules_cards: int, data: dict[str, Any], may_watch: bool, code: str
     )
 
 
-def html_events(request: Request, rooms: Rooms, room: RoomView) -> HtmlRender:
-    """Renders each event of the room for the viewer of this stream (their session)."""
+def html_events(
+    request: Request, rooms: Rooms, room: RoomView, on_board: bool = False
+) -> HtmlRender:
+    """Renders each event of the room for the viewer of this stream (their session); with
+    ``on_board``, for the race panel beside a racer's board."""
     viewer = request.session.get(SESSION_PLAYER)
     viewer = viewer if isinstance(viewer, str) else None
     state = {"may_watch": live_context(room, viewer)["may_watch"]}
@@ -81,6 +96,8 @@ def html_events(request: Request, rooms: Rooms, room: RoomView) -> HtmlRender:
         now = await run_in_threadpool(rooms.get, room.code)
         context = live_context(now, viewer)
         state["may_watch"] = context["may_watch"]
+        if on_board:  # beside the racer's own board: no link to it
+            context["my_game"] = None
         return str(live.render({**context, "oob": True, "csrf": _csrf(request)}))
 
     return render_row

@@ -117,9 +117,17 @@ def test_two_racers_and_a_spectator(browser: Browser, server: Server, screenshot
 
         named_board = contexts[1].new_page()
         named_board.goto(named.locator("#my-board").get_attribute("href") or "")
+        # The racer's own board shows the race beside it, live.
+        named_game = named_board.url.rsplit("/", 1)[1]
+        other_row = board.locator(f".race-panel #racer-{named_game}")
+        expect(other_row).to_have_attribute("data-moves", "0")
+        expect(board.locator(f".race-panel #racer-{anon_game}")).to_have_attribute(
+            "data-moves", "3"
+        )
         named_board.once("dialog", lambda dialog: dialog.accept())
         named_board.get_by_role("button", name="Resign").click()
         expect(named_board.locator("#game-status")).to_have_class(re.compile("lost"))
+        expect(other_row).to_have_class(re.compile("lost"))  # live, on the other racer's board
         board.once("dialog", lambda dialog: dialog.accept())
         board.get_by_role("button", name="Resign").click()
         expect(board.locator("#game-status")).to_have_class(re.compile("lost"))

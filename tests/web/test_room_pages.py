@@ -100,6 +100,13 @@ def test_room_page_join_start_and_spectate(
         assert client.get(f"/rooms/{code}/watch/{theirs}").status_code == 403
         assert client.get(f"/games/{theirs}").status_code == 403
 
+        # Beside a racer's own board: the race, live (no link to the board it is on).
+        board = client.get(f"/games/{mine}").text
+        no_inline_script(board)
+        assert 'class="race-panel"' in board
+        assert f'sse-connect="/rooms/{code}/events?view=board&amp;after=' in board
+        assert f'id="racer-{theirs}"' in board and 'id="my-board"' not in board
+
         # A spectator (never joined) watches either racer, public view only (the guard checks).
         watching = spectator.get(f"/rooms/{code}").text
         assert f'href="/rooms/{code}/watch/{mine}"' in watching
@@ -108,6 +115,7 @@ def test_room_page_join_start_and_spectate(
         assert watch.status_code == 200
         no_inline_script(watch.text)
         assert 'hx-trigger="sse:progress"' in watch.text and 'id="game-status"' in watch.text
+        assert "race-panel" not in spectator.get(f"/games/{mine}").text
         fragment = spectator.get(f"/rooms/{code}/watch/{mine}/board")
         assert fragment.status_code == 200 and 'id="pile-' in fragment.text
         assert "<html" not in fragment.text
