@@ -319,10 +319,14 @@ class Rooms:
                 select(Room.code).where(Room.status == OPEN, Room.active_at < idle)
             ).all()
             for code in codes:
-                db.execute(
-                    update(Room).where(Room.code == code, Room.status == OPEN).values(status=CLOSED)
-                )
-                ids.append(self._room_event(db, code, "closed", None, stamp))
+                closed = db.execute(
+                    update(Room)
+                    .where(Room.code == code, Room.status == OPEN, Room.active_at < idle)
+                    .values(status=CLOSED)
+                    .returning(Room.code)
+                ).first()
+                if closed is not None:  # not closed meanwhile by another worker's sweep
+                    ids.append(self._room_event(db, code, "closed", None, stamp))
         self.publish(ids)
 
     # -- events -------------------------------------------------------------------------
