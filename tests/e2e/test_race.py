@@ -124,6 +124,7 @@ def test_two_racers_and_a_spectator(browser: Browser, server: Server, screenshot
         expect(board.locator(f".race-panel #racer-{anon_game}")).to_have_attribute(
             "data-moves", "3"
         )
+        board.screenshot(path=str(screenshots / "race-board.png"), full_page=True)
         named_board.once("dialog", lambda dialog: dialog.accept())
         named_board.get_by_role("button", name="Resign").click()
         expect(named_board.locator("#game-status")).to_have_class(re.compile("lost"))
