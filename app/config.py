@@ -18,8 +18,8 @@ DEVELOPMENT_SESSION_SECRET = "patience-hall-development-session-secret"
 
 
 SECRET_HELP = 'Make one with: python3 -c "import secrets; print(secrets.token_urlsafe(48))"'
-MIN_SECRET_BITS = 100  # Shannon estimate of the whole string (a random 32-hex-digit key: ~118)
-MIN_BITS_PER_CHAR = 3.0  # English words and repeated patterns fall below this
+MIN_SECRET_BITS = 80  # Shannon estimate of the whole string (a random 32-hex-digit key: 92–125)
+MIN_BITS_PER_CHAR = 2.5  # repeated patterns and few distinct characters fall below this
 
 
 def secret_bits(secret: str) -> float:
@@ -111,6 +111,14 @@ class Settings(BaseSettings):
     # seconds of wall time: a slow search never holds up a move.
     solver_workers: int = Field(default=1, ge=1, le=16)
     hint_seconds: float = Field(default=2.0, gt=0, le=60)
+
+    # Rooms and races (app/services/rooms.py).
+    race_countdown_s: float = Field(default=3.0, ge=0, le=60)
+    room_max_members: int = Field(default=8, ge=1, le=100)
+    rooms_per_player: int = Field(default=3, ge=1, le=100)
+    room_idle_s: float = Field(default=1800.0, gt=0)  # an open room unused this long closes
+    race_forfeit_s: float = Field(default=300.0, gt=0)  # a racer silent this long forfeits
+    room_sweep_s: float = Field(default=15.0, gt=0)  # how often each process looks for both
 
     @model_validator(mode="after")
     def _no_development_secrets_in_production(self) -> Settings:

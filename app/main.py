@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import gc
+import logging
 import os
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -18,12 +21,15 @@ from starlette.middleware.sessions import SessionMiddleware
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from app.config import PROJECT_DIR, Settings, get_settings
+from app.db.broker import make_broker
 from app.db.session import Limits, make_engine, make_sessionmaker
 from app.metrics import process_exited
 from app.services.deals import Deals
 from app.services.games import Games
 from app.services.leaderboard import Leaderboards
 from app.services.players import Players
+from app.services.rooms import Limits as RoomLimits
+from app.services.rooms import Rooms
 from app.services.solver import Solver, SolverPool
 from app.web import docs, errors, faults, observe
 from app.web.csrf import CSRFMiddleware
@@ -32,6 +38,7 @@ from app.web.limits import Admission, SizeLimits
 from app.web.ratelimit import RateLimits
 from app.web.router import router
 
+log = logging.getLogger(__name__)
 SESSION_COOKIE = "ph_session"
 SESSION_MAX_AGE = 400 * 24 * 3600  # browsers cap cookie lifetimes near 400 days
 
@@ -49,6 +56,16 @@ class BrowserOnly:
             await self.plain(scope, receive, send)
         else:
             await self.wrapped(scope, receive, send)
+
+
+async def _sweep_rooms(rooms: Rooms, every_s: float) -> None:
+    """Forfeits silent racers and closes idle rooms, now and then (app/services/rooms.py)."""
+    while True:
+        await asyncio.sleep(every_s)
+        try:
+            await to_thread.run_sync(rooms.sweep)
+        except Exception:  # the database is away: the next round tries again
+            log.exception("sweeping rooms failed")
 
 
 def create_app(settings: Settings | None = None) -> FastAPI:
@@ -76,7 +93,13 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         gc.collect()
         gc.freeze()
         gc.set_threshold(50_000, 50, 1000)
+        await broker.start()
+        sweeper = asyncio.create_task(_sweep_rooms(app.state.rooms, settings.room_sweep_s))
         yield
+        sweeper.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await sweeper
+        await broker.stop()
         engine.dispose()
         app.state.games.close()
         app.state.solver.pool.close()
@@ -108,6 +131,22 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         app.state.games,
         SolverPool(settings.solver_workers),
         settings.hint_seconds,
+    )
+    # Events of rooms and races: published after each commit, streamed by app/web/live.py.
+    broker = make_broker(engine)
+    app.state.broker = broker
+    app.state.games.publish = broker.publish
+    app.state.rooms = Rooms(
+        sessions,
+        app.state.games,
+        RoomLimits(
+            countdown_s=settings.race_countdown_s,
+            max_members=settings.room_max_members,
+            rooms_per_player=settings.rooms_per_player,
+            idle_s=settings.room_idle_s,
+            forfeit_s=settings.race_forfeit_s,
+        ),
+        publish=broker.publish,
     )
     app.state.deals = Deals(sessions, settings.deal_key_bytes)
     app.state.limits = RateLimits(settings)

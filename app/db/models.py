@@ -118,6 +118,11 @@ class Game(Base):
     active_ms: Mapped[int] = mapped_column(BigInteger, default=0, server_default="0")
     # The active time when the game ended (what records compare), set when it ends.
     duration_ms: Mapped[int | None] = mapped_column(BigInteger)
+    # A race's game (app/services/rooms.py): its race, and the moment before which moves are
+    # refused (the countdown). The move path's locked read returns both, so the check is free.
+    # A plain integer (no foreign key): SQLite could not drop the column again (0009).
+    race_id: Mapped[int | None] = mapped_column(Integer)
+    not_before: Mapped[datetime | None] = mapped_column(UTCDateTime())
 
 
 class MoveRecord(Base):
@@ -247,3 +252,57 @@ class GameHint(Base):
     game_id: Mapped[str] = mapped_column(ForeignKey("game.id"), primary_key=True)
     hints: Mapped[int] = mapped_column(Integer, default=0)
     first_at: Mapped[datetime] = mapped_column(UTCDateTime())
+
+
+class Room(Base):
+    """A room: a short code to share, its members, and the races they run on one deal each."""
+
+    __tablename__ = "room"
+    __table_args__ = (Index("ix_room_status_active", "status", "active_at"),)
+
+    code: Mapped[str] = mapped_column(String(6), primary_key=True)
+    game: Mapped[str] = mapped_column(String(32))
+    created_by: Mapped[str] = mapped_column(ForeignKey("player.id"))
+    status: Mapped[str] = mapped_column(String(8))  # "open", "racing" or "closed"
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime())
+    # The last join, leave, start or race end: an open room idle for long closes.
+    active_at: Mapped[datetime] = mapped_column(UTCDateTime())
+
+
+class RoomMember(Base):
+    __tablename__ = "room_member"
+    __table_args__ = (Index("ix_room_member_player", "player_id"),)
+
+    room_code: Mapped[str] = mapped_column(ForeignKey("room.code"), primary_key=True)
+    player_id: Mapped[str] = mapped_column(ForeignKey("player.id"), primary_key=True)
+    joined_at: Mapped[datetime] = mapped_column(UTCDateTime())
+
+
+class Race(Base):
+    """One race of a room on one deal; its racers' games point at it (``game.race_id``)."""
+
+    __tablename__ = "race"
+    __table_args__ = (UniqueConstraint("room_code", "number"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    room_code: Mapped[str] = mapped_column(ForeignKey("room.code"))
+    number: Mapped[int] = mapped_column(Integer)  # 1, then 2 for the first rematch, …
+    game: Mapped[str] = mapped_column(String(32))
+    deal: Mapped[int] = mapped_column(BigInteger)
+    starts_at: Mapped[datetime] = mapped_column(UTCDateTime())
+    status: Mapped[str] = mapped_column(String(10))  # "running" or "finished"
+    finished_at: Mapped[datetime | None] = mapped_column(UTCDateTime())
+
+
+class Event(Base):
+    """What happened in a room, in order: rows first, notifications second. A client that
+    reconnects with ``Last-Event-ID`` reads what it missed from here."""
+
+    __tablename__ = "event"
+    __table_args__ = (Index("ix_event_room_id", "room_code", "id"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    room_code: Mapped[str] = mapped_column(ForeignKey("room.code"))
+    kind: Mapped[str] = mapped_column(String(8))  # "room", "race" or "progress"
+    data: Mapped[str] = mapped_column(Text)  # JSON
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime())

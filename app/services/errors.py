@@ -102,3 +102,27 @@ class Unavailable(ServiceError):
 
 class NoCertifiedDeals(ServiceError):
     status, code = 409, "no_certified_deals"
+
+
+class RaceNotStarted(ServiceError):
+    status, code = 409, "race_not_started"
+
+
+class RoomClosed(ServiceError):
+    status, code = 409, "room_closed"
+
+
+class RoomFull(ServiceError):
+    status, code = 409, "room_full"
+
+
+class TooManyRooms(ServiceError):
+    status, code = 409, "too_many_rooms"
+
+
+class RaceRunning(ServiceError):
+    status, code = 409, "race_running"
+
+
+class NotAMember(ServiceError):
+    status, code = 403, "not_a_member"

@@ -33,8 +33,9 @@ from sqlalchemy import Connection, Dialect, Engine, Table, bindparam, insert, se
 from sqlalchemy.exc import DBAPIError
 from sqlalchemy.sql import ClauseElement
 
+from app.db.broker import CHANNEL
 from app.db.faults import Disconnected, OutcomeUnknown
-from app.db.models import Game, MoveRecord, Player, as_utc
+from app.db.models import Event, Game, MoveRecord, Player, as_utc
 
 
 @dataclass
@@ -60,16 +61,19 @@ class GameRow:
     finished_at: datetime | None
     duration_ms: int | None
     active_ms: int = 0
+    race_id: int | None = None  # a race's game (app/services/rooms.py)
+    not_before: datetime | None = None  # moves before this moment: 409 race_not_started
 
 
 GAME = cast(Table, Game.__table__)
 MOVE = cast(Table, MoveRecord.__table__)
+EVENT = cast(Table, Event.__table__)
 _PLAYER = cast(Table, Player.__table__)
 MUTABLE = (
     "rated", "state", "version", "status", "moves", "undos", "can_undo", "updated_at",
     "first_move_at", "finished_at", "duration_ms", "active_ms",
 )  # fmt: skip
-_TIMES = ("created_at", "updated_at", "first_move_at", "finished_at")
+_TIMES = ("created_at", "updated_at", "first_move_at", "finished_at", "not_before")
 
 # Statements are built once: building and cache-keying one on every call costs more than
 # sending it.
@@ -85,6 +89,14 @@ UPDATE_GAME = (
     .values({name: bindparam(name) for name in MUTABLE})
 )
 INSERT_MOVE = insert(MOVE)
+# A race's progress event, written with the move (its parameters are named apart from the
+# move's, as the two share one parameter dict on PostgreSQL).
+INSERT_EVENT = insert(EVENT).values(
+    room_code=bindparam("event_room"),
+    kind=bindparam("event_kind"),
+    data=bindparam("event_data"),
+    created_at=bindparam("event_at"),
+)
 FIRST_RESPONSE = select(MOVE.c.response, MOVE.c.action, MOVE.c.notation, MOVE.c.seq).where(
     MOVE.c.game_id == bindparam("game_id"), MOVE.c.idempotency_key == bindparam("key")
 )
@@ -160,8 +172,12 @@ class MoveTransaction(Protocol):
     def lock(self, game_id: str, idempotency_key: str | None) -> LockedGame | None:
         """The game, locked until the end of the transaction; None if there is no such game."""
 
-    def write(self, game: dict[str, Any], move: dict[str, Any]) -> None:
-        """Save the game and its new move-log entry, and commit."""
+    def write(
+        self, game: dict[str, Any], move: dict[str, Any], event: dict[str, Any] | None = None
+    ) -> int | None:
+        """Save the game and its new move-log entry (and a race's progress event: the
+        parameters of :data:`INSERT_EVENT`), and commit. Returns the event's id for the
+        caller to publish after the commit, or None when there is nothing left to publish."""
 
 
 class CoreTransaction:
@@ -178,15 +194,21 @@ class CoreTransaction:
             first = self.db.execute(FIRST_RESPONSE, params).first()
         return locked_game(dict(found._mapping), first)
 
-    def write(self, game: dict[str, Any], move: dict[str, Any]) -> None:
+    def write(
+        self, game: dict[str, Any], move: dict[str, Any], event: dict[str, Any] | None = None
+    ) -> int | None:
         self.db.execute(UPDATE_GAME, game)
         self.db.execute(INSERT_MOVE, move)
+        event_id = None
+        if event is not None:
+            event_id = int(self.db.execute(INSERT_EVENT.returning(EVENT.c.id), event).scalar_one())
         try:
             self.db.commit()
         except DBAPIError as exc:
             if exc.connection_invalidated:
                 raise OutcomeUnknown(str(exc.orig)) from exc
             raise
+        return event_id
 
 
 class PostgresTransaction:
@@ -232,15 +254,25 @@ class PostgresTransaction:
             values[name] = as_utc(values[name])
         return locked_game(values, first)
 
-    def write(self, game: dict[str, Any], move: dict[str, Any]) -> None:
+    def write(
+        self, game: dict[str, Any], move: dict[str, Any], event: dict[str, Any] | None = None
+    ) -> int | None:
+        # A race's event goes in the same message, and its notification right after the COMMIT
+        # (in a transaction of its own): still one round trip, and nothing is announced that
+        # did not commit.
+        if event is None:
+            query, params = self.sql.write_and_commit, {**move, **game}
+        else:
+            query, params = self.sql.write_event_commit_notify, {**move, **game, **event}
         try:
-            self.cursor.execute(self.sql.write_and_commit, {**move, **game})
+            self.cursor.execute(query, params)
         except psycopg.Error as exc:
             # The COMMIT travels in the same message: on a lost connection nobody knows
             # whether it ran. (Any other error aborted the transaction: nothing was applied.)
             if self.driver.broken or self.driver.closed:
                 raise OutcomeUnknown(str(exc)) from exc
             raise
+        return None
 
     @property
     def dead(self) -> bool:
@@ -281,6 +313,7 @@ class PostgresStatements:
     first_response: Prepared
     update_game: Prepared
     insert_move: Prepared
+    insert_event: Prepared
 
     @classmethod
     def compile(cls, dialect: Dialect) -> PostgresStatements:
@@ -293,6 +326,7 @@ class PostgresStatements:
             Prepared.of("ph_first_response", FIRST_RESPONSE, dialect),
             Prepared.of("ph_update_game", UPDATE_GAME, dialect),
             Prepared.of("ph_insert_move", INSERT_MOVE, dialect),
+            Prepared.of("ph_insert_event", INSERT_EVENT, dialect),
         )
 
     # Built once, used by every move.
@@ -304,6 +338,15 @@ class PostgresStatements:
     def write_and_commit(self) -> str:
         return f"{self.update_game.execute}; {self.insert_move.execute}; COMMIT"
 
+    @cached_property
+    def write_event_commit_notify(self) -> str:
+        # lastval(): the id the event's INSERT just drew, still this session's after COMMIT.
+        return (
+            f"{self.update_game.execute}; {self.insert_move.execute}; "
+            f"{self.insert_event.execute}; COMMIT; "
+            f"SELECT pg_notify('{CHANNEL}', lastval()::text)"
+        )
+
     def prepare_once(self, db: Connection) -> None:
         """Prepares the statements on this connection the first time it serves a move; they
         last as long as the connection (its pool's info dict starts empty on a reconnect)."""
@@ -312,7 +355,14 @@ class PostgresStatements:
             return
         driver = db.connection.driver_connection
         assert driver is not None
-        for statement in (self.lock_game, self.first_response, self.update_game, self.insert_move):
+        statements = (
+            self.lock_game,
+            self.first_response,
+            self.update_game,
+            self.insert_move,
+            self.insert_event,
+        )
+        for statement in statements:
             driver.execute(statement.prepare)
         info["ph_prepared"] = True
 

@@ -13,7 +13,7 @@ import re
 import secrets
 import threading
 from collections import OrderedDict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, NamedTuple
@@ -42,7 +42,7 @@ from app.engine import (
 )
 from app.engine.deals import check_deal_number
 from app.metrics import DB_ERRORS
-from app.services import same_deal, stats
+from app.services import race_events, same_deal, stats
 from app.services.errors import (
     DealInPlay,
     DealNotFinished,
@@ -53,6 +53,7 @@ from app.services.errors import (
     IllegalMoveError,
     InvalidRequest,
     NotFound,
+    RaceNotStarted,
     StaleVersion,
     Unavailable,
     UndoUnavailable,
@@ -233,6 +234,9 @@ class Games:
     )
     _finished_logs: OrderedDict[str, list[Entry]] = field(init=False, default_factory=OrderedDict)
     _replay_lock: threading.Lock = field(init=False, default_factory=threading.Lock)
+    # Called with the ids of the events a change wrote, once its transaction has committed
+    # (the broker of app/db/broker.py tells every process); only races' games write events.
+    publish: Callable[[list[int]], None] = field(default=lambda ids: None)
 
     def __post_init__(self) -> None:
         self.move_engine = make_move_engine(self.sessions.kw["bind"])
@@ -244,6 +248,10 @@ class Games:
             self.move_engine.dispose()
 
     # -- starting and reading ------------------------------------------------------------
+
+    def draw_deal(self) -> int:
+        """A deal number drawn uniformly from 1..MAX_DEAL."""
+        return self._rng.randint(1, MAX_DEAL)
 
     def start(self, player_id: str, slug: str, deal: int | None = None) -> GameView:
         """A new game: of a deal the server draws (rated), or of the chosen number (casual:
@@ -372,6 +380,8 @@ class Games:
                 replayed = _replay(locked.first, "move", str(move), version)
                 return MoveOutcome(self._view(tx.db, record, name), replayed)
             self._check_playable(record, version)
+            if record.not_before is not None and now() < record.not_before:
+                raise RaceNotStarted("The race has not started yet: wait for the countdown.")
             rules = get_ruleset(record.game)
             state = loads(record.state)
             try:
@@ -402,7 +412,17 @@ class Games:
                 view.deal_winnable = deal_winnable(tx.db, record.game, record.deal)
             response = json.dumps(view.to_json()) if idempotency_key else None
             in_force = record.moves - record.undos  # each undo took back one move
-            tx.write(
+            events: list[int] = []
+            progress = None
+            if record.race_id is not None:
+                on_foundations = rules.on_foundations(step.after)
+                if record.status == Status.PLAYING:  # the common case: written with the move
+                    progress = race_events.progress_event(
+                        tx.db, record, name, on_foundations, stamp
+                    )
+                else:
+                    events = race_events.after_race_step(tx.db, record, name, on_foundations, stamp)
+            written = tx.write(
                 game_values(record),
                 move_values(
                     record,
@@ -414,8 +434,13 @@ class Games:
                     response=response,
                     snapshot=record.state if in_force % SNAPSHOT_EVERY == 0 else None,
                 ),
+                progress,
             )
-            return MoveOutcome(view)
+            if written is not None:
+                events.append(written)
+        if events:
+            self.publish(events)
+        return MoveOutcome(view)
 
     def undo(
         self,
@@ -472,7 +497,10 @@ class Games:
             response = json.dumps(view.to_json()) if idempotency_key else None
             _save(db, record)
             _log_action(db, record, "undo", stamp, idempotency_key, response)
-            return MoveOutcome(view)
+            events = self._race_events(db, record, name, rules.on_foundations(state), stamp)
+        if events:
+            self.publish(events)
+        return MoveOutcome(view)
 
     def resign(
         self,
@@ -497,11 +525,15 @@ class Games:
             self._tick(record, stamp)
             self._advance(record, Status.LOST, stamp)
             stats.count_finished(db.connection(), record, stamp)
+            on_foundations = get_ruleset(record.game).on_foundations(loads(record.state))
+            events = self._race_events(db, record, name, on_foundations, stamp)
             _save(db, record)
             view = self._view(db, record, name)
             response = json.dumps(view.to_json()) if idempotency_key else None
             _log_action(db, record, "resign", stamp, idempotency_key, response)
-            return MoveOutcome(view)
+        if events:
+            self.publish(events)
+        return MoveOutcome(view)
 
     def replay_view(self, game_id: str, step: int | None, viewer: str | None) -> ReplayView:
         """A finished game at any step of its move log, every card shown: for its owner and
@@ -537,6 +569,14 @@ class Games:
             return loads(record.state), rules.replay(rules.deal(record.deal, self.deal_key), moves)
 
     # -- internals -------------------------------------------------------------------------
+
+    @staticmethod
+    def _race_events(
+        db: Session, record: GameRow, name: str, foundation_cards: int, stamp: datetime
+    ) -> list[int]:
+        if record.race_id is None:
+            return []
+        return race_events.after_race_step(db, record, name, foundation_cards, stamp)
 
     def _load(self, db: Session, game_id: str, *, lock: bool) -> tuple[GameRow, str]:
         query = LOCK_GAME if lock else SELECT_GAME
@@ -723,6 +763,11 @@ def active_moves(records: Sequence[Any]) -> list[tuple[str, bool]]:
         elif r.action == "undo" and stack:
             stack.pop()
     return stack
+
+
+def initial_status(rules: Ruleset, state: State) -> str:
+    """The status of a game just dealt (a deal with no legal move is lost at once)."""
+    return _status(rules, state, rules.legal_moves(state), False)
 
 
 def _status(rules: Ruleset, state: State, legal: list[Move], can_undo: bool) -> str:

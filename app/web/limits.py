@@ -32,6 +32,10 @@ _EXPENSIVE = re.compile(
     r"|^/deal/|^/api/deals/"
 )
 _FREE = ("/static/", "/healthz", "/metrics")  # no database work, or a thread of their own
+# Event streams stay open for as long as a room is watched: they take no turn (which they
+# would hold for good); their database work is a short read now and then, on the event loop's
+# terms (app/web/live.py).
+_STREAM = re.compile(r"^/rooms/[^/]+/events$")
 
 
 async def send_error(scope: Scope, send: Send, status: int, code: str, message: str) -> None:
@@ -175,7 +179,7 @@ class Admission:
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         path = str(scope.get("path", ""))
-        if scope["type"] != "http" or path.startswith(_FREE):
+        if scope["type"] != "http" or path.startswith(_FREE) or _STREAM.match(path):
             await self.app(scope, receive, send)
             return
         gates = self._gates_here()

@@ -40,6 +40,7 @@ from app.web.deps import (
 )
 from app.web.play import BOARD_FLASH
 from app.web.ratelimit import limits_of
+from app.web.room_pages import race_panel
 from app.web.templating import PREF_FLAGS, PREFS_COOKIE, PREFS_MAX_AGE, Prefs, render
 
 router = APIRouter()
@@ -88,6 +89,8 @@ def home(request: Request, viewer: ViewerDep, games: GamesDep, settings: Setting
             "max_deal": MAX_DEAL,
             "blurbs": BLURBS,
             "daily": daily.daily_deals(daily.today(), settings.deal_key_bytes),
+            "live": request.app.state.rooms.live(10),
+            "playing_now": request.app.state.rooms.playing_now(),
         },
     )
 
@@ -120,10 +123,14 @@ def board(request: Request, game_id: str, viewer: ViewerDep, games: GamesDep) ->
     said = flash if isinstance(flash, dict) and flash.get("game") == game_id else {}
     mine = viewer is not None and view.record.player_id == viewer and not view.finished
     status = status_context(view)
+    # A race's game shows its owner the race beside the board, live (app/web/room_pages.py).
+    race = (race_panel(request, view, viewer) if viewer is not None else None) or {}
     return render(
         request,
         "pages/game.html",
         {
+            **race,
+            "race_panel": bool(race),
             "view": view,
             "rules": view.rules,
             "piles": pile_views(view),

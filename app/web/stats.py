@@ -66,7 +66,8 @@ def player_json(request: Request, name: str, viewer: ApiViewer) -> JSONResponse:
 @router.get("/players/{name}")
 def player_page(request: Request, name: str, viewer: ViewerDep) -> Response:
     record = player_record(request.app.state.sessions, name, viewer)
-    return render(request, "pages/player.html", {"record": record})
+    races = request.app.state.rooms.results_of(record.name)
+    return render(request, "pages/player.html", {"record": record, "races": races})
 
 
 @router.get("/games/{game_id}/replay")

@@ -246,3 +246,33 @@ class HiddenCardGuard:
             self._seeds[(game, deal)] = forms
         for form in forms:
             assert form not in body, "a deal seed reached a client"
+
+
+# -- events (rooms and races) ------------------------------------------------------------------
+
+CARD_CODE_RE = re.compile(r"[A23456789TJQK][CDHS]")
+PROGRESS_KEYS = {"player", "game", "moves", "foundation_cards", "status"}
+EVENT_KINDS = {"room", "race", "progress"}
+CARD_KEYS = {"piles", "cards", "state", "log", "stock", "waste", "legal_moves"}
+
+
+def check_event(kind: str, data: Any) -> None:
+    """No event carries a card: a progress event is counts only, and nothing anywhere in an
+    event is a card code or a field that holds cards."""
+    assert kind in EVENT_KINDS, kind
+    if kind == "progress":
+        assert set(data) == PROGRESS_KEYS, data
+        assert isinstance(data["moves"], int) and isinstance(data["foundation_cards"], int)
+
+    def walk(value: Any) -> None:
+        if isinstance(value, dict):
+            assert not CARD_KEYS & value.keys(), f"an event holds cards: {value}"
+            for item in value.values():
+                walk(item)
+        elif isinstance(value, list):
+            for item in value:
+                walk(item)
+        elif isinstance(value, str):
+            assert not CARD_CODE_RE.fullmatch(value), f"an event names a card: {value}"
+
+    walk(data)

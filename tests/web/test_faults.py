@@ -169,9 +169,9 @@ def _commit_answer_lost(*, committed: bool) -> Callable[[Any, int], None]:
         if attempt == 1:
             write = tx.write
 
-            def lost(game: dict[str, Any], record: dict[str, Any]) -> None:
+            def lost(game: dict[str, Any], record: dict[str, Any], event: Any = None) -> None:
                 if committed:
-                    write(game, record)
+                    write(game, record, event)
                 raise OutcomeUnknown("connection lost during COMMIT")
 
             tx.write = lost

@@ -18,7 +18,7 @@ from fastapi.testclient import TestClient
 
 from app.engine import get_ruleset
 from app.engine.deals import deal_seed
-from tests.web.hidden import HiddenCardGuard
+from tests.web.hidden import HiddenCardGuard, check_event
 from tests.web.support import csrf, finish_deal, move, start
 
 HTML = {"content-type": "text/html; charset=utf-8"}
@@ -122,3 +122,19 @@ def test_the_guard_checks_what_a_session_shows(
     assert fragment.status_code == 200
     assert guard.checked_games > after_mine, "the guard no longer recognises move fragments"
     assert move(api, game["id"], "t5-t9", 0).status_code == 200
+
+
+def test_the_event_check_catches_cards_and_extra_fields() -> None:
+    good = {"player": "Ann", "game": "abc", "moves": 3, "foundation_cards": 5, "status": "playing"}
+    check_event("progress", good)
+    check_event("race", {"type": "started", "race": {"standings": [good]}})
+    bad_events = [
+        ("progress", {**good, "top": "KS"}),  # an extra field
+        ("race", {"type": "standings", "race": {"last_card": "7H"}}),  # a card code
+        ("race", {"race": {"piles": {}}}),  # a field that holds cards
+        ("room", {"players": ["Ann", "QD"]}),
+        ("gossip", {}),  # no such kind of event
+    ]
+    for kind, data in bad_events:
+        with pytest.raises(AssertionError):
+            check_event(kind, data)

@@ -1,0 +1,305 @@
+"""The event broker: publish after commit, subscribe by room.
+
+Events are rows first (the ``event`` table, written in the transaction of the change they
+describe); the broker only tells the processes that new rows exist. A publisher hands it event
+ids once its transaction has committed; every process that serves event streams reads those rows
+once (one query per batch, however many clients watch) and puts them on the bounded queue of each
+subscriber of the row's room. A subscriber whose queue is full is dropped, never waited for: a
+slow client never holds up a move, it reconnects and catches up from the table with
+``Last-Event-ID``.
+
+Two ways to tell the processes, behind the same interface:
+
+- :class:`InProcessBroker` — one process (the embedded SQLite default): the ids go straight to
+  this process's dispatcher.
+- :class:`PostgresBroker` — any number of worker processes and app instances on one PostgreSQL:
+  ``NOTIFY ph_events, '<event id>'`` after the commit, and one dedicated ``LISTEN`` connection per
+  process, which reconnects after a database restart and then reads every event it may have
+  missed (ids above the last one it saw).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import threading
+from dataclasses import dataclass, field
+from typing import Any
+
+import psycopg
+from sqlalchemy import Engine, create_engine, func, select, text
+
+from app.db.models import Event
+
+log = logging.getLogger(__name__)
+
+CHANNEL = "ph_events"
+QUEUE_SIZE = 256  # events a subscriber may fall behind by before it is dropped
+
+
+@dataclass(frozen=True)
+class EventRow:
+    id: int
+    room: str
+    kind: str
+    data: str  # JSON
+
+
+class Dropped(Exception):
+    """The subscriber fell too far behind and was dropped: reconnect with Last-Event-ID."""
+
+
+_DROPPED = EventRow(0, "", "", "")  # put on a queue in place of what it could not take
+
+
+@dataclass(eq=False)
+class Subscription:
+    room: str
+    queue: asyncio.Queue[EventRow] = field(
+        default_factory=lambda: asyncio.Queue(maxsize=QUEUE_SIZE)
+    )
+    dropped: bool = False
+
+    def offer(self, row: EventRow) -> None:
+        if self.dropped:
+            return
+        try:
+            self.queue.put_nowait(row)
+        except asyncio.QueueFull:
+            # Too far behind: what is queued goes, and the reader learns it was dropped.
+            self.dropped = True
+            while not self.queue.empty():
+                self.queue.get_nowait()
+            self.queue.put_nowait(_DROPPED)
+
+    async def get(self) -> EventRow:
+        row = await self.queue.get()
+        if row is _DROPPED:
+            raise Dropped()
+        return row
+
+
+def read_events(engine: Engine, ids: list[int]) -> list[EventRow]:
+    with engine.connect() as db:
+        rows = db.execute(
+            select(Event.id, Event.room_code, Event.kind, Event.data)
+            .where(Event.id.in_(ids))
+            .order_by(Event.id)
+        ).all()
+    return [EventRow(*r) for r in rows]
+
+
+def read_events_after(engine: Engine, after: int, limit: int = 1000) -> list[EventRow]:
+    with engine.connect() as db:
+        rows = db.execute(
+            select(Event.id, Event.room_code, Event.kind, Event.data)
+            .where(Event.id > after)
+            .order_by(Event.id)
+            .limit(limit)
+        ).all()
+    return [EventRow(*r) for r in rows]
+
+
+def last_event_id(engine: Engine) -> int:
+    with engine.connect() as db:
+        return int(db.scalar(select(func.max(Event.id))) or 0)
+
+
+class InProcessBroker:
+    """Publish and subscribe within one process; the base of the PostgreSQL broker too."""
+
+    def __init__(self, engine: Engine) -> None:
+        self.engine = engine
+        self.loop: asyncio.AbstractEventLoop | None = None
+        self.rooms: dict[str, set[Subscription]] = {}
+        self.delivered = 0  # events put on subscribers' queues (for tests and benchmarks)
+        self.last_id = 0  # the highest event id this process has dispatched
+        self._pending: asyncio.Queue[list[int]] | None = None
+        self._tasks: list[asyncio.Task[Any]] = []
+        self._lock = threading.Lock()
+
+    # -- life -----------------------------------------------------------------------------
+
+    async def start(self) -> None:
+        self.loop = asyncio.get_running_loop()
+        self._pending = asyncio.Queue()
+        self._tasks = [asyncio.create_task(self._dispatch())]
+
+    async def stop(self) -> None:
+        tasks, self._tasks = self._tasks, []
+        for task in tasks:
+            task.cancel()
+        for task in tasks:
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await task
+        self.loop = None
+
+    # -- the interface --------------------------------------------------------------------
+
+    def publish(self, ids: list[int]) -> None:
+        """Tells every process that these events exist; call it after the commit, from any
+        thread. Never blocks on subscribers."""
+        if ids:
+            self._wake(ids)
+
+    def subscribe(self, room: str) -> Subscription:
+        sub = Subscription(room)
+        self.rooms.setdefault(room, set()).add(sub)
+        return sub
+
+    def unsubscribe(self, sub: Subscription) -> None:
+        subs = self.rooms.get(sub.room)
+        if subs is not None:
+            subs.discard(sub)
+            if not subs:
+                del self.rooms[sub.room]
+
+    @property
+    def subscribers(self) -> int:
+        return sum(len(s) for s in self.rooms.values())
+
+    # -- internals ------------------------------------------------------------------------
+
+    def _wake(self, ids: list[int]) -> None:
+        loop, pending = self.loop, self._pending
+        if loop is None or pending is None or loop.is_closed():
+            return  # not serving streams: the rows are in the table for later readers
+        with contextlib.suppress(RuntimeError):  # the loop closed meanwhile
+            loop.call_soon_threadsafe(pending.put_nowait, list(ids))
+
+    async def _dispatch(self) -> None:
+        assert self._pending is not None
+        while True:
+            ids = await self._pending.get()
+            while not self._pending.empty():
+                ids.extend(self._pending.get_nowait())
+            if not self.rooms:
+                self.last_id = max(self.last_id, *ids)
+                continue
+            try:
+                rows = await self._read(sorted(set(ids)))
+            except Exception:  # the database is away: clients catch up when they reconnect
+                log.exception("reading events failed")
+                continue
+            self.deliver(rows)
+
+    async def _read(self, ids: list[int]) -> list[EventRow]:
+        return await asyncio.to_thread(read_events, self.engine, ids)
+
+    def deliver(self, rows: list[EventRow]) -> None:
+        for row in rows:
+            self.last_id = max(self.last_id, row.id)
+            for sub in list(self.rooms.get(row.room, ())):
+                sub.offer(row)
+                self.delivered += 1
+
+
+class PostgresBroker(InProcessBroker):
+    """NOTIFY after commit, one LISTEN connection per process (see the module's docstring)."""
+
+    def __init__(self, engine: Engine, retry_s: float = 0.5) -> None:
+        super().__init__(engine)
+        self.retry_s = retry_s
+        self.listening = asyncio.Event()  # set while the LISTEN connection is up
+        self.reconnects = 0
+        # Notifying is one statement outside any transaction, on a small pool of its own.
+        self.notifier = create_engine(
+            engine.url, pool_size=2, max_overflow=2, isolation_level="AUTOCOMMIT"
+        )
+        self.dsn = engine.url.set(drivername="postgresql").render_as_string(hide_password=False)
+        self.listener_pid: int | None = None
+        # The dispatcher reads the events on a connection of its own, without a thread: the
+        # app's few threads are for requests (README, THREADPOOL_SIZE).
+        self._reader: psycopg.AsyncConnection[Any] | None = None
+
+    async def start(self) -> None:
+        await super().start()
+        self._need_last_id = False
+        try:
+            self.last_id = await asyncio.to_thread(last_event_id, self.engine)
+        except Exception:  # the database is away: the app still starts (and answers 503)
+            log.warning("the event table is unreachable at start; reading it once connected")
+            self._need_last_id = True
+        self.listening = asyncio.Event()
+        self._tasks.append(asyncio.create_task(self._listen()))
+
+    async def stop(self) -> None:
+        await super().stop()
+        self.notifier.dispose()
+        if self._reader is not None:
+            with contextlib.suppress(Exception):
+                await self._reader.close()
+            self._reader = None
+
+    async def _read(self, ids: list[int]) -> list[EventRow]:
+        if self._reader is None or self._reader.closed:
+            self._reader = await psycopg.AsyncConnection.connect(self.dsn, autocommit=True)
+        try:
+            cursor = await self._reader.execute(
+                "SELECT id, room_code, kind, data FROM event WHERE id = ANY(%s) ORDER BY id",
+                (ids,),
+            )
+            return [EventRow(*row) for row in await cursor.fetchall()]
+        except psycopg.Error:
+            await self._reader.close()
+            raise
+
+    def publish(self, ids: list[int]) -> None:
+        if not ids:
+            return
+        try:
+            with self.notifier.connect() as db:
+                db.execute(
+                    text(
+                        "SELECT pg_notify(:channel, id::text) "
+                        "FROM unnest(CAST(:ids AS bigint[])) AS id"
+                    ),
+                    {"channel": CHANNEL, "ids": list(ids)},
+                )
+        except Exception:  # the change is committed; clients catch up from the table
+            log.exception("NOTIFY failed")
+
+    async def _listen(self) -> None:
+        first = True
+        while True:
+            try:
+                conn = await psycopg.AsyncConnection.connect(self.dsn, autocommit=True)
+            except psycopg.OperationalError:
+                await asyncio.sleep(self.retry_s)
+                continue
+            try:
+                async with conn:
+                    await conn.execute(f"LISTEN {CHANNEL}")
+                    if self._need_last_id:
+                        self.last_id = await asyncio.to_thread(last_event_id, self.engine)
+                        self._need_last_id = False
+                    self.listener_pid = conn.info.backend_pid
+                    self.listening.set()
+                    if not first:
+                        # Notifications sent while we were away are lost: read the rows.
+                        self.reconnects += 1
+                        await self._catch_up()
+                    first = False
+                    async for note in conn.notifies():
+                        self._wake([int(note.payload)])
+            except (psycopg.OperationalError, psycopg.InterfaceError, ValueError):
+                log.warning("the LISTEN connection dropped; reconnecting")
+            finally:
+                self.listening.clear()
+            await asyncio.sleep(self.retry_s)
+
+    async def _catch_up(self) -> None:
+        if not self.rooms:
+            return
+        rows = await asyncio.to_thread(read_events_after, self.engine, self.last_id)
+        self.deliver(rows)
+
+
+Broker = InProcessBroker  # the interface; PostgresBroker is one of its two implementations
+
+
+def make_broker(engine: Engine) -> InProcessBroker:
+    if engine.dialect.name == "postgresql":
+        return PostgresBroker(engine)
+    return InProcessBroker(engine)

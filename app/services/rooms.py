@@ -1,0 +1,517 @@
+"""Rooms and races (contract v2, "Rooms and races"): live play over the ordinary game
+transactions.
+
+A room has a short code to share, members, and races. Starting a race draws one deal and deals
+one casual game of it to every member; the games carry the race (``game.race_id``) and the end
+of the countdown (``game.not_before``, checked by the move path's locked read). A race's games
+are ordinary games: the same moves, undo and resign, and the same-deal rule keeps racers from
+reading each other's boards while they race. Every change writes an event row in its own
+transaction (app/services/race_events.py) and hands the ids to the broker after the commit.
+"""
+
+from __future__ import annotations
+
+import re
+import secrets
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from typing import Any
+
+from sqlalchemy import delete, distinct, func, insert, select, update
+from sqlalchemy.orm import Session, sessionmaker
+
+from app.db.broker import EventRow
+from app.db.models import Event, Game, Player, Race, Room, RoomMember
+from app.engine import RULES_VERSION, UnknownGame, dumps, get_ruleset
+from app.services import race_events
+from app.services.errors import (
+    InvalidRequest,
+    NotAMember,
+    NotFound,
+    RaceRunning,
+    RoomClosed,
+    RoomFull,
+    ServiceError,
+    TooManyRooms,
+)
+from app.services.game_rows import GAME, GameRow
+from app.services.games import Games, initial_status
+from app.services.players import new_id, now
+
+# No 0/O, 1/I/L, 5/S or 2/Z: a code read aloud or copied by hand comes out right.
+CODE_ALPHABET = "ABCDEFGHJKMNPQRTUVWXY346789"
+CODE_LENGTH = 6
+CODE_RE = re.compile(f"[{CODE_ALPHABET}]{{{CODE_LENGTH}}}")
+
+OPEN, RACING, CLOSED = "open", "racing", "closed"
+PLAYING_WINDOW_S = 300  # "playing now": moved within the last five minutes
+PLAYING_CACHE_S = 15
+
+
+def normalize_code(code: str) -> str | None:
+    """A room code as typed (any case, spaces around) → its canonical form, or None."""
+    if not isinstance(code, str):
+        return None
+    code = code.strip().upper()
+    return code if CODE_RE.fullmatch(code) else None
+
+
+def new_code() -> str:
+    return "".join(secrets.choice(CODE_ALPHABET) for _ in range(CODE_LENGTH))
+
+
+@dataclass(frozen=True)
+class Limits:
+    countdown_s: float = 3.0
+    max_members: int = 8
+    rooms_per_player: int = 3
+    idle_s: float = 1800.0
+    forfeit_s: float = 300.0
+
+
+@dataclass(frozen=True)
+class RoomView:
+    code: str
+    game: str
+    status: str
+    created_by: str
+    players: list[dict[str, str]]  # {"id", "name"}, in the order they joined
+    race: dict[str, Any] | None
+    race_id: int | None = None
+
+    @property
+    def url(self) -> str:
+        return f"/rooms/{self.code}"
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "code": self.code,
+            "url": self.url,
+            "game": self.game,
+            "status": self.status,
+            "players": self.players,
+            "race": self.race,
+        }
+
+    def is_member(self, player_id: str | None) -> bool:
+        return any(p["id"] == player_id for p in self.players)
+
+    def racing(self, player_id: str | None) -> bool:
+        """Whether ``player_id`` has a game in this room's race that is still being played."""
+        if self.race is None or player_id is None:
+            return False
+        names = {p["id"]: p["name"] for p in self.players}
+        name = names.get(player_id)
+        return any(s["player"] == name and s["status"] == "playing" for s in self.race["standings"])
+
+
+@dataclass(frozen=True)
+class LiveRoom:
+    code: str
+    game: str
+    status: str
+    players: int
+
+
+@dataclass(frozen=True)
+class RaceResult:
+    room: str
+    number: int
+    game: str
+    deal: int
+    game_id: str
+    place: int
+    racers: int
+    status: str
+
+
+@dataclass
+class Rooms:
+    sessions: sessionmaker[Session]
+    games: Games
+    limits: Limits = field(default_factory=Limits)
+    publish: Callable[[list[int]], None] = field(default=lambda ids: None)
+    clock: Callable[[], datetime] = now
+    _playing: tuple[datetime, dict[str, int]] | None = field(default=None, repr=False)
+
+    # -- the use cases ------------------------------------------------------------------
+
+    def create(self, player_id: str, slug: str) -> RoomView:
+        try:
+            get_ruleset(slug)
+        except UnknownGame as exc:
+            raise InvalidRequest(str(exc)) from None
+        stamp = self.clock()
+        with self.sessions.begin() as db:
+            self._check_room_cap(db, player_id)
+            code = self._unused_code(db)
+            db.execute(
+                insert(Room).values(
+                    code=code,
+                    game=slug,
+                    created_by=player_id,
+                    status=OPEN,
+                    created_at=stamp,
+                    active_at=stamp,
+                )
+            )
+            db.execute(
+                insert(RoomMember).values(room_code=code, player_id=player_id, joined_at=stamp)
+            )
+            ids = [self._room_event(db, code, "created", player_id, stamp)]
+            view = self._view(db, code)
+        self.publish(ids)
+        return view
+
+    def get(self, code: str) -> RoomView:
+        with self.sessions() as db:
+            return self._view(db, self._code(db, code))
+
+    def room_of_race(self, race_id: int) -> RoomView:
+        with self.sessions() as db:
+            return self._view(db, race_events.room_of(db, race_id))
+
+    def join(self, code: str, player_id: str) -> RoomView:
+        stamp = self.clock()
+        with self.sessions.begin() as db:
+            code = self._code(db, code)
+            room = self._lock_room(db, code)
+            if room.status == CLOSED:
+                raise RoomClosed("This room has closed: create a new one.")
+            if self._is_member(db, code, player_id):
+                return self._view(db, code)
+            self._check_room_cap(db, player_id)
+            members = db.scalar(
+                select(func.count()).select_from(RoomMember).where(RoomMember.room_code == code)
+            )
+            if (members or 0) >= self.limits.max_members:
+                raise RoomFull(f"This room is full ({self.limits.max_members} players).")
+            db.execute(
+                insert(RoomMember).values(room_code=code, player_id=player_id, joined_at=stamp)
+            )
+            db.execute(update(Room).where(Room.code == code).values(active_at=stamp))
+            ids = [self._room_event(db, code, "joined", player_id, stamp)]
+            view = self._view(db, code)
+        self.publish(ids)
+        return view
+
+    def leave(self, code: str, player_id: str) -> RoomView:
+        """Leaves the room; a racer still playing forfeits (resigns) the race game first."""
+        with self.sessions() as db:
+            code = self._code(db, code)
+            if not self._is_member(db, code, player_id):
+                raise NotAMember("You are not in this room.")
+            playing = self._playing_race_game(db, code, player_id)
+        if playing is not None:
+            self.games.resign(playing, player_id)
+        stamp = self.clock()
+        with self.sessions.begin() as db:
+            self._lock_room(db, code)
+            if not self._is_member(db, code, player_id):  # the other of two leaves did it
+                raise NotAMember("You are not in this room.")
+            db.execute(
+                delete(RoomMember).where(
+                    RoomMember.room_code == code, RoomMember.player_id == player_id
+                )
+            )
+            ids = [self._room_event(db, code, "left", player_id, stamp)]
+            left = db.scalar(
+                select(func.count()).select_from(RoomMember).where(RoomMember.room_code == code)
+            )
+            values: dict[str, Any] = {"active_at": stamp}
+            if not left:
+                values["status"] = CLOSED
+            db.execute(update(Room).where(Room.code == code).values(**values))
+            if not left:
+                ids.append(self._room_event(db, code, "closed", None, stamp))
+            view = self._view(db, code)
+        self.publish(ids)
+        return view
+
+    def start(self, code: str, player_id: str) -> RoomView:
+        """A race: one drawn deal, one casual game of it per member, moves refused until the
+        countdown ends. Starting again after a race has ended is a rematch (a new deal)."""
+        stamp = self.clock()
+        starts_at = stamp + timedelta(seconds=self.limits.countdown_s)
+        with self.sessions.begin() as db:
+            code = self._code(db, code)
+            room = self._lock_room(db, code)
+            if room.status == CLOSED:
+                raise RoomClosed("This room has closed: create a new one.")
+            if not self._is_member(db, code, player_id):
+                raise NotAMember("Only the room's players can start a race: join it first.")
+            if room.status == RACING:
+                raise RaceRunning("A race is already running in this room.")
+            rules = get_ruleset(room.game)
+            number = self.games.draw_deal()
+            previous = db.scalar(select(func.max(Race.number)).where(Race.room_code == code))
+            race_id = db.execute(
+                insert(Race)
+                .values(
+                    room_code=code,
+                    number=(previous or 0) + 1,
+                    game=room.game,
+                    deal=number,
+                    starts_at=starts_at,
+                    status="running",
+                    finished_at=None,
+                )
+                .returning(Race.id)
+            ).scalar_one()
+            state = rules.deal(number, self.games.deal_key)
+            status = initial_status(rules, state)
+            for member in self._member_ids(db, code):
+                row = GameRow(
+                    id=new_id(),
+                    player_id=member,
+                    game=room.game,
+                    deal=number,
+                    rules=RULES_VERSION,
+                    rated=False,  # a chosen deal: casual (README, Fair play)
+                    state=dumps(state),
+                    version=0,
+                    status=status,
+                    moves=0,
+                    undos=0,
+                    can_undo=False,
+                    created_at=stamp,
+                    updated_at=stamp,
+                    first_move_at=None,
+                    finished_at=None,
+                    duration_ms=None,
+                    race_id=race_id,
+                    not_before=starts_at,
+                )
+                db.execute(insert(GAME).values(**vars(row)))
+            db.execute(update(Room).where(Room.code == code).values(status=RACING, active_at=stamp))
+            view = self._view(db, code)
+            ids = [
+                race_events.record(db, code, "race", {"type": "started", "race": view.race}, stamp)
+            ]
+        self.publish(ids)
+        return view
+
+    def sweep(self) -> None:
+        """Forfeits racers silent for longer than the limit and closes idle open rooms."""
+        stamp = self.clock()
+        cutoff = stamp - timedelta(seconds=self.limits.forfeit_s)
+        with self.sessions() as db:
+            silent = db.execute(
+                select(Game.id, Game.player_id)
+                .join(Race, Race.id == Game.race_id)
+                .where(
+                    Race.status == "running",
+                    Game.status == "playing",
+                    Game.updated_at < cutoff,
+                    Game.not_before < cutoff,
+                )
+            ).all()
+        for game_id, owner in silent:
+            try:
+                self.games.resign(game_id, owner)
+            except ServiceError:  # it ended meanwhile: nothing to forfeit
+                continue
+        idle = stamp - timedelta(seconds=self.limits.idle_s)
+        ids: list[int] = []
+        with self.sessions.begin() as db:
+            codes = db.scalars(
+                select(Room.code).where(Room.status == OPEN, Room.active_at < idle)
+            ).all()
+            for code in codes:
+                closed = db.execute(
+                    update(Room)
+                    .where(Room.code == code, Room.status == OPEN, Room.active_at < idle)
+                    .values(status=CLOSED)
+                    .returning(Room.code)
+                ).first()
+                if closed is not None:  # not closed meanwhile by another worker's sweep
+                    ids.append(self._room_event(db, code, "closed", None, stamp))
+        self.publish(ids)
+
+    # -- events -------------------------------------------------------------------------
+
+    def events_after(self, code: str, after: int, limit: int = 500) -> list[EventRow]:
+        with self.sessions() as db:
+            rows = db.execute(
+                select(Event.id, Event.room_code, Event.kind, Event.data)
+                .where(Event.room_code == code, Event.id > after)
+                .order_by(Event.id)
+                .limit(limit)
+            ).all()
+        return [EventRow(*r) for r in rows]
+
+    def last_event_id(self, code: str) -> int:
+        with self.sessions() as db:
+            return int(db.scalar(select(func.max(Event.id)).where(Event.room_code == code)) or 0)
+
+    # -- what is live, and players' results ----------------------------------------------
+
+    def live(self, limit: int = 20) -> list[LiveRoom]:
+        """Open rooms to join and races running, busiest first."""
+        with self.sessions() as db:
+            members = func.count(RoomMember.player_id)
+            rows = db.execute(
+                select(Room.code, Room.game, Room.status, members)
+                .join(RoomMember, RoomMember.room_code == Room.code)
+                .where(Room.status != CLOSED)
+                .group_by(Room.code, Room.game, Room.status, Room.active_at)
+                .order_by(Room.active_at.desc())
+                .limit(limit)
+            ).all()
+        return [LiveRoom(*r) for r in rows]
+
+    def playing_now(self) -> dict[str, int]:
+        """How many players have moved in a game of each kind within the last
+        ``PLAYING_WINDOW_S``: cached for ``PLAYING_CACHE_S`` (a scan of the games in play)."""
+        stamp = self.clock()
+        cached = self._playing
+        if cached is not None and (stamp - cached[0]).total_seconds() < PLAYING_CACHE_S:
+            return cached[1]
+        cutoff = stamp - timedelta(seconds=PLAYING_WINDOW_S)
+        with self.sessions() as db:
+            rows = db.execute(
+                select(Game.game, func.count(distinct(Game.player_id)))
+                .where(Game.status == "playing", Game.updated_at > cutoff)
+                .group_by(Game.game)
+            ).all()
+        counts = {slug: int(n) for slug, n in rows}
+        self._playing = (stamp, counts)
+        return counts
+
+    def results_of(self, name: str, limit: int = 10) -> list[RaceResult]:
+        """The finished races of the player with this name (none for an unknown name)."""
+        with self.sessions() as db:
+            player_id = db.scalar(select(Player.id).where(Player.name_key == name.lower()))
+        return [] if player_id is None else self.results(player_id, limit)
+
+    def results(self, player_id: str, limit: int = 10) -> list[RaceResult]:
+        """The player's finished races, latest first, with their place."""
+        out = []
+        with self.sessions() as db:
+            races = db.execute(
+                select(Race, Game.id)
+                .join(Game, Game.race_id == Race.id)
+                .where(Game.player_id == player_id, Race.status == "finished")
+                .order_by(Race.finished_at.desc())
+                .limit(limit)
+            ).all()
+            for race, game_id in races:
+                standings = race_events.rank(race_events.racers(db, race.id), race.starts_at)
+                mine = next(s for s in standings if s.game == game_id)
+                out.append(
+                    RaceResult(
+                        race.room_code,
+                        race.number,
+                        race.game,
+                        race.deal,
+                        game_id,
+                        mine.place,
+                        len(standings),
+                        mine.status,
+                    )
+                )
+        return out
+
+    # -- internals ----------------------------------------------------------------------
+
+    def _code(self, db: Session, code: str) -> str:
+        canonical = normalize_code(code)
+        if canonical is None or db.get(Room, canonical) is None:
+            raise NotFound("There is no room with that code.")
+        return canonical
+
+    @staticmethod
+    def _lock_room(db: Session, code: str) -> Room:
+        query = select(Room).where(Room.code == code).with_for_update()
+        return db.scalars(query.execution_options(populate_existing=True)).one()
+
+    @staticmethod
+    def _unused_code(db: Session) -> str:
+        for _ in range(20):
+            code = new_code()
+            if db.get(Room, code) is None:
+                return code
+        raise RuntimeError("no free room code after 20 tries")  # 27^6: cannot happen
+
+    def _check_room_cap(self, db: Session, player_id: str) -> None:
+        count = db.scalar(
+            select(func.count())
+            .select_from(RoomMember)
+            .join(Room, Room.code == RoomMember.room_code)
+            .where(RoomMember.player_id == player_id, Room.status != CLOSED)
+        )
+        if (count or 0) >= self.limits.rooms_per_player:
+            raise TooManyRooms(
+                f"You are in {self.limits.rooms_per_player} rooms already: leave one first."
+            )
+
+    @staticmethod
+    def _is_member(db: Session, code: str, player_id: str) -> bool:
+        return db.get(RoomMember, (code, player_id)) is not None
+
+    @staticmethod
+    def _member_ids(db: Session, code: str) -> list[str]:
+        return list(
+            db.scalars(
+                select(RoomMember.player_id)
+                .where(RoomMember.room_code == code)
+                .order_by(RoomMember.joined_at, RoomMember.player_id)
+            ).all()
+        )
+
+    @staticmethod
+    def _playing_race_game(db: Session, code: str, player_id: str) -> str | None:
+        return db.scalar(
+            select(Game.id)
+            .join(Race, Race.id == Game.race_id)
+            .where(
+                Race.room_code == code,
+                Race.status == "running",
+                Game.player_id == player_id,
+                Game.status == "playing",
+            )
+        )
+
+    def _room_event(
+        self, db: Session, code: str, kind: str, player_id: str | None, stamp: datetime
+    ) -> int:
+        name = None
+        if player_id is not None:
+            name = db.scalar(select(Player.name).where(Player.id == player_id))
+        players = [p["name"] for p in self._players(db, code)]
+        data = {"type": kind, "player": name, "players": players}
+        return race_events.record(db, code, "room", data, stamp)
+
+    @staticmethod
+    def _players(db: Session, code: str) -> list[dict[str, str]]:
+        rows = db.execute(
+            select(Player.id, Player.name)
+            .join(RoomMember, RoomMember.player_id == Player.id)
+            .where(RoomMember.room_code == code)
+            .order_by(RoomMember.joined_at, Player.id)
+        ).all()
+        return [{"id": pid, "name": name} for pid, name in rows]
+
+    def _view(self, db: Session, code: str) -> RoomView:
+        room = db.get(Room, code, populate_existing=True)
+        assert room is not None
+        race = db.scalars(
+            select(Race)
+            .where(Race.room_code == code)
+            .order_by(Race.number.desc())
+            .limit(1)
+            .execution_options(populate_existing=True)
+        ).first()
+        race_data = None
+        if race is not None:
+            race_data = race_events.race_json(db, race, race_events.racers(db, race.id))
+        return RoomView(
+            code,
+            room.game,
+            room.status,
+            room.created_by,
+            self._players(db, code),
+            race_data,
+            None if race is None else race.id,
+        )

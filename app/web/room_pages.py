@@ -1,0 +1,206 @@
+"""Rooms in the browser: the room page (members, start, countdown, the racers' progress bars
+and the finish table, kept live by the htmx SSE extension), joining by link or code, and
+spectating a racer's board (public view only; the same-deal rule keeps racers out).
+
+The room page listens to ``/rooms/{code}/events?view=html``: the same events as the JSON
+stream, each rendered as out-of-band fragments for this viewer, so the browser swaps only what
+changed: a progress event replaces one racer's row; a room or race event re-renders the live
+part of the room (members, buttons, race, standings) from the database.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Awaitable, Callable
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Form, Request
+from fastapi.responses import RedirectResponse, Response
+from starlette.concurrency import run_in_threadpool
+
+from app.db.broker import EventRow
+from app.engine import GAMES
+from app.services.errors import InvalidRequest, NotFound
+from app.services.games import GameView
+from app.services.rooms import Rooms, RoomView, normalize_code
+from app.web.board import pile_views, status_context
+from app.web.deps import SESSION_PLAYER, BrowserPlayer, GamesDep
+from app.web.rooms_api import RoomsDep
+from app.web.templating import csrf_token, render, templates
+
+router = APIRouter(tags=["rooms"])
+
+HtmlRender = Callable[[EventRow], Awaitable[str]]
+
+
+def live_context(room: RoomView, viewer: str | None) -> dict[str, Any]:
+    """What the live part of a room page shows this viewer (decided here, not in templates)."""
+    rules = GAMES[room.game]
+    race = room.race
+    member = room.is_member(viewer)
+    names = {p["id"]: p["name"] for p in room.players}
+    my_name = names.get(viewer or "")
+    my_game = None
+    if race is not None and race["status"] == "running" and my_name in race["games"]:
+        my_game = race["games"][my_name]
+    racing = room.racing(viewer)
+    return {
+        "room": room,
+        "rules": rules,
+        "race": race,
+        "member": member,
+        "my_game": my_game,
+        # Spectators may watch racers' boards; a racer still playing may not (same-deal rule).
+        "may_watch": race is not None and race["status"] == "running" and not racing,
+        "can_join": not member and room.status != "closed",
+        "can_start": member and room.status == "open",
+        "finished": race is not None and race["status"] == "finished",
+    }
+
+
+def race_panel(request: Request, view: GameView, viewer: str) -> dict[str, Any] | None:
+    """The live race beside a racer's own board, or None for any other game or viewer."""
+    if view.record.race_id is None or view.record.player_id != viewer:
+        return None
+    rooms: Rooms = request.app.state.rooms
+    room = rooms.room_of_race(view.record.race_id)
+    context = live_context(room, viewer)
+    context.update({"my_game": None, "oob": False, "last_event": rooms.last_event_id(room.code)})
+    return context
+
+
+def racer_row(rules_cards: int, data: dict[str, Any], may_watch: bool, code: str) -> str:
+    """One racer's progress row, as an out-of-band swap (a progress event)."""
+    template = templates.env.get_template("components/racer.html")
+    return str(
+        template.module.racer(  # type: ignore[attr-defined]
+            data, rules_cards, may_watch, code, oob=True
+        )
+    )
+
+
+def html_events(
+    request: Request, rooms: Rooms, room: RoomView, on_board: bool = False
+) -> HtmlRender:
+    """Renders each event of the room for the viewer of this stream (their session); with
+    ``on_board``, for the race panel beside a racer's board."""
+    viewer = request.session.get(SESSION_PLAYER)
+    viewer = viewer if isinstance(viewer, str) else None
+    state = {"may_watch": live_context(room, viewer)["may_watch"]}
+    cards = GAMES[room.game].cards
+    live = templates.env.get_template("components/room_live.html")
+
+    async def render_row(row: EventRow) -> str:
+        if row.kind == "progress":
+            return racer_row(cards, json.loads(row.data), state["may_watch"], room.code)
+        now = await run_in_threadpool(rooms.get, room.code)
+        context = live_context(now, viewer)
+        state["may_watch"] = context["may_watch"]
+        if on_board:  # beside the racer's own board: no link to it
+            context["my_game"] = None
+        return str(live.render({**context, "oob": True, "csrf": csrf_token(request)}))
+
+    return render_row
+
+
+@router.post("/rooms")
+def create_room(
+    game: Annotated[str, Form(max_length=64)], player: BrowserPlayer, rooms: RoomsDep
+) -> Response:
+    room = rooms.create(player, game)
+    return RedirectResponse(room.url, status_code=303)
+
+
+@router.post("/rooms/find")
+def find_room(code: Annotated[str, Form(max_length=32)], rooms: RoomsDep) -> Response:
+    """Joining by a typed code starts at the room's page."""
+    canonical = normalize_code(code)
+    if canonical is None:
+        raise InvalidRequest("A room code has 6 letters and digits, e.g. K7RMQD.")
+    return RedirectResponse(rooms.get(canonical).url, status_code=303)
+
+
+@router.get("/rooms/{code}")
+def room_page(request: Request, code: str, player: BrowserPlayer, rooms: RoomsDep) -> Response:
+    room = rooms.get(code)
+    if room.code != code:  # typed in lower case: the canonical address
+        return RedirectResponse(room.url, status_code=303)
+    context = live_context(room, player)
+    context.update({"last_event": rooms.last_event_id(room.code), "oob": False, "share": room.url})
+    return render(request, "pages/room.html", context)
+
+
+@router.post("/rooms/{code}/join")
+def join_room(code: str, player: BrowserPlayer, rooms: RoomsDep) -> Response:
+    return RedirectResponse(rooms.join(code, player).url, status_code=303)
+
+
+@router.post("/rooms/{code}/leave")
+def leave_room(code: str, player: BrowserPlayer, rooms: RoomsDep) -> Response:
+    rooms.leave(code, player)
+    return RedirectResponse("/", status_code=303)
+
+
+@router.post("/rooms/{code}/start")
+def start_race(code: str, player: BrowserPlayer, rooms: RoomsDep) -> Response:
+    room = rooms.start(code, player)
+    assert room.race is not None
+    return RedirectResponse(room.url, status_code=303)
+
+
+def _watched(rooms: Rooms, code: str, game_id: str) -> RoomView:
+    room = rooms.get(code)
+    race = room.race
+    if race is None or game_id not in race["games"].values():
+        raise NotFound("That game is not in this room's race.")
+    return room
+
+
+@router.get("/rooms/{code}/watch/{game_id}")
+def watch_page(
+    request: Request,
+    code: str,
+    game_id: str,
+    player: BrowserPlayer,
+    rooms: RoomsDep,
+    games: GamesDep,
+) -> Response:
+    """A spectator's view of one racer's board, live; a racer of the deal gets 403."""
+    room = _watched(rooms, code, game_id)
+    view = games.get(game_id, player)  # the same-deal rule: 403 for the other racers
+    return render(
+        request,
+        "pages/watch.html",
+        {
+            "room": room,
+            "view": view,
+            "rules": view.rules,
+            "piles": pile_views(view),
+            "status": status_context(view),
+            "last_event": rooms.last_event_id(room.code),
+        },
+    )
+
+
+@router.get("/rooms/{code}/watch/{game_id}/board")
+def watch_board(
+    request: Request,
+    code: str,
+    game_id: str,
+    player: BrowserPlayer,
+    rooms: RoomsDep,
+    games: GamesDep,
+) -> Response:
+    """The watched board's piles and status, for the spectator page to swap in."""
+    _watched(rooms, code, game_id)
+    view = games.get(game_id, player)
+    return render(
+        request,
+        "components/watched_board.html",
+        {
+            "view": view,
+            "rules": view.rules,
+            "piles": pile_views(view),
+            "status": status_context(view),
+        },
+    )

@@ -1,0 +1,175 @@
+"""The live stream of a room over real HTTP (uvicorn), on SQLite (the in-process broker) and
+PostgreSQL (LISTEN/NOTIFY): events in order with ids, replay with Last-Event-ID, each event
+once, no card in any event, and a slow subscriber dropped rather than waited for."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Coroutine, Iterator
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+
+import pytest
+
+from app.db.broker import Dropped, EventRow, InProcessBroker, Subscription
+from tests.web.live_support import Api, SSEReader, uvicorn_server
+
+
+@pytest.fixture(scope="module")
+def live(db_url: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    log = tmp_path_factory.mktemp("live") / "server.log"
+    with uvicorn_server(db_url, log) as base:
+        yield base
+
+
+def test_a_race_streams_room_race_and_progress_events(live: str) -> None:
+    host, guest, watcher = Api(live), Api(live), Api(live)
+    code = host.ok("POST", "/api/rooms", 201, json={"game": "corners"})["code"]
+    stream = SSEReader(f"{live}/rooms/{code}/events")
+    try:
+        assert stream.status == 200 and stream.content_type.startswith("text/event-stream")
+        guest.ok("POST", f"/api/rooms/{code}/join")
+        room = host.ok("POST", f"/api/rooms/{code}/start")
+        games = room["race"]["games"]
+        host.play_any(games[host.name])
+        guest.play_any(games[guest.name])
+        host.play_any(games[host.name])
+        got = stream.take(5)
+        assert [(e.event, e.data.get("type")) for e in got] == [
+            ("room", "joined"),
+            ("race", "started"),
+            ("progress", None),
+            ("progress", None),
+            ("progress", None),
+        ]
+        ids = [e.id for e in got]
+        assert ids == sorted(ids) and len(set(ids)) == 5
+        assert [(e.data["player"], e.data["moves"]) for e in got[2:]] == [
+            (host.name, 1),
+            (guest.name, 1),
+            (host.name, 2),
+        ]
+        assert got[2].data["game"] == games[host.name] and got[2].data["status"] == "playing"
+        # Spectators may watch a racer's board (public view), racers may not.
+        assert watcher.get(f"/api/games/{games[host.name]}").status_code == 200
+        assert guest.get(f"/api/games/{games[host.name]}").status_code == 403
+
+        # Forfeits end the race: progress (lost), standings, then finished.
+        host.ok("POST", f"/api/games/{games[host.name]}/resign")
+        guest.ok("POST", f"/api/games/{games[guest.name]}/resign")
+        end = stream.take(4)
+        assert [(e.event, e.data.get("type")) for e in end] == [
+            ("progress", None),
+            ("race", "standings"),
+            ("progress", None),
+            ("race", "finished"),
+        ]
+        standings = end[-1].data["race"]["standings"]
+        assert {s["player"] for s in standings} == {host.name, guest.name}
+        assert stream.quiet() == []  # each event once
+    finally:
+        stream.close()
+
+    # A client that comes back with Last-Event-ID gets exactly what followed it.
+    again = SSEReader(f"{live}/rooms/{code}/events", {"Last-Event-ID": str(got[1].id)})
+    try:
+        replayed = again.take(7)
+        assert [e.id for e in replayed] == [e.id for e in got[2:] + end]
+        assert again.quiet() == []
+        host.ok("POST", f"/api/rooms/{code}/leave")  # live again after the replay
+        (left,) = again.take(1)
+        assert left.event == "room" and left.data["type"] == "left"
+        assert left.data["player"] == host.name
+        assert again.quiet() == []
+    finally:
+        again.close()
+    for who in (host, guest, watcher):
+        who.close()
+
+
+def test_after_parameter_and_unknown_rooms(live: str) -> None:
+    host = Api(live)
+    code = host.ok("POST", "/api/rooms", 201, json={"game": "patriarchs"})["code"]
+    guest = Api(live)
+    guest.ok("POST", f"/api/rooms/{code}/join")
+    stream = SSEReader(f"{live}/rooms/{code}/events?after=0")
+    try:
+        created, joined = stream.take(2)
+        assert (created.data["type"], joined.data["type"]) == ("created", "joined")
+        assert joined.data["players"] == [host.name, guest.name]
+    finally:
+        stream.close()
+    assert host.get("/rooms/NOSUCH/events").status_code == 404
+    assert host.get(f"/rooms/{code}/events?after=-1").status_code == 422
+    host.close()
+    guest.close()
+
+
+def test_the_html_view_sends_out_of_band_fragments(live: str) -> None:
+    host, guest = Api(live), Api(live)
+    code = host.ok("POST", "/api/rooms", 201, json={"game": "castles-end"})["code"]
+    stream = SSEReader(f"{live}/rooms/{code}/events?view=html", html=True)
+    try:
+        guest.ok("POST", f"/api/rooms/{code}/join")
+        games = host.ok("POST", f"/api/rooms/{code}/start")["race"]["games"]
+        host.play_any(games[host.name])
+        joined, started, progress = stream.take(3)
+        assert joined.event == "room" and 'id="room-live"' in joined.data["html"]
+        assert 'hx-swap-oob="true"' in joined.data["html"]
+        assert guest.name in joined.data["html"]
+        assert started.event == "race" and 'id="racers"' in started.data["html"]
+        # A spectator's stream (no session) offers the Watch links.
+        assert f"/rooms/{code}/watch/{games[host.name]}" in started.data["html"]
+        row = progress.data["html"]
+        assert progress.event == "progress" and row.startswith(f'<li id="racer-{games[host.name]}"')
+        assert 'hx-swap-oob="true"' in row and 'data-moves="1"' in row
+        assert stream.quiet() == []
+    finally:
+        stream.close()
+    host.close()
+    guest.close()
+
+
+def run(coroutine: Coroutine[Any, Any, None]) -> None:
+    """asyncio.run on a thread of its own: the browser tests' Playwright may keep a loop
+    running on this one (in the same pytest worker)."""
+    with ThreadPoolExecutor(1) as pool:
+        pool.submit(asyncio.run, coroutine).result(timeout=30)
+
+
+def test_a_slow_subscriber_is_dropped_not_waited_for() -> None:
+    async def scenario() -> None:
+        broker = InProcessBroker(engine=None)  # type: ignore[arg-type]  # no reads here
+        slow = broker.subscribe("ROOMAA")
+        fine = broker.subscribe("ROOMAA")
+        other = broker.subscribe("ROOMBB")
+        rows = [EventRow(i, "ROOMAA", "progress", "{}") for i in range(1, 400)]
+        broker.deliver(rows[:256])
+        assert [(await fine.get()).id for _ in range(256)] == list(range(1, 257))
+        broker.deliver(rows[256:])  # the slow one has read nothing: its queue overflows
+        assert slow.dropped and not fine.dropped and other.queue.empty()
+        with pytest.raises(Dropped):
+            await slow.get()
+        assert (await fine.get()).id == 257
+        broker.unsubscribe(slow)
+        assert broker.subscribers == 2
+
+    run(scenario())
+
+
+def test_a_waiting_subscriber_wakes_when_dropped() -> None:
+    async def scenario() -> None:
+        sub = Subscription("ROOMAA")
+        waiting = asyncio.ensure_future(sub.get())
+        await asyncio.sleep(0)
+        sub.offer(EventRow(1, "ROOMAA", "room", "{}"))
+        assert (await waiting).id == 1  # the first event reached the waiting reader
+        waiting = asyncio.ensure_future(sub.get())
+        for i in range(2, 300):  # faster than the reader runs: it overflows
+            sub.offer(EventRow(i, "ROOMAA", "room", "{}"))
+        assert sub.dropped
+        with pytest.raises(Dropped):
+            await waiting  # the waiting reader wakes to learn it was dropped
+        assert sub.queue.empty()  # what was queued is let go
+
+    run(scenario())
