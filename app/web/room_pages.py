@@ -24,7 +24,7 @@ from app.services.errors import InvalidRequest, NotFound
 from app.services.games import GameView
 from app.services.rooms import Rooms, RoomView, normalize_code
 from app.web.board import pile_views, status_context
-from app.web.deps import SESSION_PLAYER, BrowserPlayer, GamesDep
+from app.web.deps import SESSION_PLAYER, BrowserPlayer, GamesDep, ViewerDep
 from app.web.rooms_api import RoomsDep
 from app.web.templating import csrf_token, render, templates
 
@@ -121,11 +121,12 @@ def find_room(code: Annotated[str, Form(max_length=32)], rooms: RoomsDep) -> Res
 
 
 @router.get("/rooms/{code}")
-def room_page(request: Request, code: str, player: BrowserPlayer, rooms: RoomsDep) -> Response:
+def room_page(request: Request, code: str, viewer: ViewerDep, rooms: RoomsDep) -> Response:
+    """A room as its visitor sees it; reading it makes no player (joining does)."""
     room = rooms.get(code)
     if room.code != code:  # typed in lower case: the canonical address
         return RedirectResponse(room.url, status_code=303)
-    context = live_context(room, player)
+    context = live_context(room, viewer)
     context.update({"last_event": rooms.last_event_id(room.code), "oob": False, "share": room.url})
     return render(request, "pages/room.html", context)
 

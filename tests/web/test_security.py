@@ -338,8 +338,11 @@ def test_reading_pages_makes_no_player(client: TestClient, app: FastAPI, api: Te
     game = start(api, "corners", 3)
     finished = start(api, "corners", 4)
     assert api.post(f"/api/games/{finished['id']}/resign").status_code == 200
+    room = api.post("/api/rooms", json={"game": "corners"})
+    assert room.status_code == 201, room.text
     before = players_count(app)
     for url in (
+        room.json()["url"],  # a shared room link: a visitor reads it before joining
         "/",
         "/account",
         "/my-games",
