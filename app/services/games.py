@@ -14,6 +14,7 @@ import secrets
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
+from contextlib import suppress
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, NamedTuple
@@ -262,6 +263,7 @@ class Games:
         except (UnknownGame, InvalidDeal) as exc:
             raise InvalidRequest(str(exc)) from None
         rated = deal is None
+        self._end_stuck(player_id)
         state = rules.deal(number, self.deal_key)
         stamp = now()
         with self.sessions.begin() as db:
@@ -309,6 +311,22 @@ class Games:
                 record, name, rules, state, legal, max_moves=self.max_moves,
                 idle_cap_ms=self.idle_cap_ms,
             )  # fmt: skip
+
+    def _end_stuck(self, player_id: str) -> None:
+        """A game left with no legal move, only an undo, ends (as lost) when its player starts
+        another game (contract v2, "No moves left"): it must not wait for ever to be counted."""
+        with self.sessions() as db:
+            waiting = db.execute(
+                select(Game.id, Game.game, Game.state).where(
+                    Game.player_id == player_id,
+                    Game.status == Status.PLAYING,
+                    Game.can_undo.is_(True),
+                )
+            ).all()
+        for game_id, slug, text in waiting:
+            if not get_ruleset(slug).legal_moves(loads(text)):
+                with suppress(GameOver):  # it ended meanwhile (another tab)
+                    self.resign(game_id, player_id)
 
     def get(self, game_id: str, viewer: str | None) -> GameView:
         """A game as ``viewer`` (None: nobody signed in) may see it: the same-deal rule."""

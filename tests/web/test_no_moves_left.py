@@ -106,6 +106,17 @@ def test_the_castles_end_trap_can_be_undone(api: TestClient) -> None:
     assert {"from": "t1", "to": "f1", "count": 1} in undone["legal_moves"]
 
 
+def test_starting_another_game_ends_a_game_with_no_move_left(api: TestClient) -> None:
+    stuck = start(api, "castles-end", 1)
+    assert move(api, stuck["id"], "t1-f1", 0).json()["legal_moves"] == []  # the trap
+    open_game = start(api, "castles-end", 2)  # in play, with moves: left alone
+    rated = api.post("/api/games", json={"game": "corners"})
+    assert rated.status_code == 201, rated.text
+    ended = api.get(f"/api/games/{stuck['id']}").json()
+    assert ended["status"] == "lost" and ended["legal_moves"] == []
+    assert api.get(f"/api/games/{open_game['id']}").json()["status"] == "playing"
+
+
 def test_the_board_offers_undo_or_end_when_no_move_is_left(client: TestClient) -> None:
     game_id = new_game(client, "castles-end", 1)
     answer = post(client, f"/games/{game_id}/moves", {"move": "t1-f1", "version": "0"})
