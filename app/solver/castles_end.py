@@ -7,20 +7,10 @@ from __future__ import annotations
 
 from collections.abc import Hashable
 
-from app.engine import Ruleset
-from app.solver.search import Child, Mv, Piles
+from app.solver.search import Child, Layout, Mv, Piles
 
 
-class CastlesEndModel:
-    def __init__(self, rules: Ruleset) -> None:
-        self.slug = rules.slug
-        self.pile_ids = rules.pile_ids
-        self.f = rules.foundations
-        self.t = rules.tableau
-
-    def won(self, piles: Piles) -> bool:
-        return not any(piles[t] for t in self.t)
-
+class CastlesEndModel(Layout):
     def base(self, piles: Piles) -> int:
         for f in self.f:
             if piles[f]:

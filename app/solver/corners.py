@@ -4,26 +4,15 @@ from __future__ import annotations
 
 from collections.abc import Hashable
 
-from app.engine import Ruleset
-from app.solver.search import Child, Piles
+from app.solver.search import Child, Layout, Piles
 
 _MAX_REDEALS = 2
 
 
-class CornersModel:
+class CornersModel(Layout):
+    """Foundations f1…f4 (``self.f``) hold ♣ ♦ ♥ ♠ in that order."""
+
     lds = True  # a limited-discrepancy search first (see search.solve_piles)
-
-    def __init__(self, rules: Ruleset) -> None:
-        self.slug = rules.slug
-        self.pile_ids = rules.pile_ids
-        # Every card is on a foundation when no other pile holds one.
-        self.rest = tuple(i for i in range(len(rules.pile_ids)) if i not in rules.foundations)
-        self.stock, self.waste = rules.stock, rules.waste
-        self.f = rules.foundations  # f1…f4 hold ♣ ♦ ♥ ♠ in that order
-        self.r = rules.reserves
-
-    def won(self, piles: Piles) -> bool:
-        return not any(piles[i] for i in self.rest)
 
     def key(self, piles: Piles, redeals: int) -> Hashable:
         # Reserves are interchangeable: only which cards they hold matters (at a redeal the

@@ -5,27 +5,18 @@ from __future__ import annotations
 from collections.abc import Hashable
 
 from app.engine import Ruleset
-from app.solver.search import Child, Piles
+from app.solver.search import Child, Layout, Piles
 
 _MAX_REDEALS = 1
 
 
-class PatriarchsModel:
+class PatriarchsModel(Layout):
     lds = True  # a limited-discrepancy search first (see search.solve_piles)
 
     def __init__(self, rules: Ruleset) -> None:
-        self.slug = rules.slug
-        self.pile_ids = rules.pile_ids
-        # Every card is on a foundation when no other pile holds one.
-        self.rest = tuple(i for i in range(len(rules.pile_ids)) if i not in rules.foundations)
-        self.stock, self.waste = rules.stock, rules.waste
+        super().__init__(rules)
         self.up = rules.foundations[:4]  # A → K, suits C D H S
         self.down = rules.foundations[4:]  # K → A
-        self.f = rules.foundations
-        self.r = rules.reserves
-
-    def won(self, piles: Piles) -> bool:
-        return not any(piles[i] for i in self.rest)
 
     def key(self, piles: Piles, redeals: int) -> Hashable:
         # A foundation is known from its length; reserves are interchangeable.

@@ -5,8 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Hashable
 
-from app.engine import Ruleset
-from app.solver.search import Child, Piles
+from app.solver.search import Child, Layout, Piles
 
 
 def run_length(pile: tuple[int, ...]) -> int:
@@ -21,20 +20,8 @@ def run_length(pile: tuple[int, ...]) -> int:
     return n
 
 
-class QuadrupleInterchangeModel:
+class QuadrupleInterchangeModel(Layout):
     lds = True  # a limited-discrepancy search first (see search.solve_piles)
-
-    def __init__(self, rules: Ruleset) -> None:
-        self.slug = rules.slug
-        self.pile_ids = rules.pile_ids
-        # Every card is on a foundation when no other pile holds one.
-        self.rest = tuple(i for i in range(len(rules.pile_ids)) if i not in rules.foundations)
-        self.stock, self.waste = rules.stock, rules.waste
-        self.f = rules.foundations
-        self.t = rules.tableau
-
-    def won(self, piles: Piles) -> bool:
-        return not any(piles[i] for i in self.rest)
 
     def key(self, piles: Piles, redeals: int) -> Hashable:
         # A foundation is known from its top card; piles of a kind are interchangeable; the

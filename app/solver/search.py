@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Protocol
 
-from app.engine import Move, State
+from app.engine import Move, Ruleset, State
 
 Piles = tuple[tuple[int, ...], ...]
 # One step of the search: (source pile index, target pile index, count), or several such
@@ -50,6 +50,23 @@ class Model(Protocol):
     def dead(self, piles: Piles, redeals: int) -> bool:
         """True only where a proven rule says no win can follow."""
         ...
+
+
+class Layout:
+    """What every game's model starts from: where its piles are, and when the game is won."""
+
+    def __init__(self, rules: Ruleset) -> None:
+        self.slug = rules.slug
+        self.pile_ids = rules.pile_ids
+        self.stock, self.waste = rules.stock, rules.waste
+        self.f = rules.foundations
+        self.t = rules.tableau
+        self.r = rules.reserves
+        # Every card is on a foundation when no other pile holds one.
+        self.rest = tuple(i for i in range(len(rules.pile_ids)) if i not in rules.foundations)
+
+    def won(self, piles: Piles) -> bool:
+        return not any(piles[i] for i in self.rest)
 
 
 @dataclass(frozen=True, slots=True)
