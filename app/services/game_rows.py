@@ -36,6 +36,7 @@ from sqlalchemy.sql import ClauseElement
 from app.db.broker import CHANNEL
 from app.db.faults import Disconnected, OutcomeUnknown
 from app.db.models import Event, Game, MoveRecord, Player, as_utc
+from app.engine import RULES_VERSION
 
 
 @dataclass
@@ -63,6 +64,44 @@ class GameRow:
     active_ms: int = 0
     race_id: int | None = None  # a race's game (app/services/rooms.py)
     not_before: datetime | None = None  # moves before this moment: 409 race_not_started
+
+    @classmethod
+    def dealt(
+        cls,
+        game_id: str,
+        player_id: str,
+        slug: str,
+        deal: int,
+        state: str,
+        status: str,
+        stamp: datetime,
+        *,
+        rated: bool,
+        race_id: int | None = None,
+        not_before: datetime | None = None,
+    ) -> GameRow:
+        """A game just dealt, before its first move (``state`` serialized)."""
+        return cls(
+            id=game_id,
+            player_id=player_id,
+            game=slug,
+            deal=deal,
+            rules=RULES_VERSION,
+            rated=rated,
+            state=state,
+            version=0,
+            status=status,
+            moves=0,
+            undos=0,
+            can_undo=False,
+            created_at=stamp,
+            updated_at=stamp,
+            first_move_at=None,
+            finished_at=None,
+            duration_ms=None,
+            race_id=race_id,
+            not_before=not_before,
+        )
 
 
 GAME = cast(Table, Game.__table__)

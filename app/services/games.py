@@ -27,7 +27,6 @@ from app.db.models import Game, Player, as_utc
 from app.db.session import make_move_engine
 from app.engine import (
     MAX_DEAL,
-    RULES_VERSION,
     IllegalMove,
     InvalidDeal,
     InvalidMove,
@@ -284,25 +283,15 @@ class Games:
                 if in_play is not None:
                     raise DealInPlay(in_play)
             legal = rules.legal_moves(state)
-            record = GameRow(
-                id=new_id(),
-                player_id=player_id,
-                game=slug,
-                deal=number,
-                rules=RULES_VERSION,
+            record = GameRow.dealt(
+                new_id(),
+                player_id,
+                slug,
+                number,
+                dumps(state),
+                _status(rules, state, legal, False),
+                stamp,
                 rated=rated,
-                state=dumps(state),
-                version=0,
-                status=_status(rules, state, legal, False),
-                moves=0,
-                undos=0,
-                can_undo=False,
-                created_at=stamp,
-                updated_at=stamp,
-                first_move_at=None,
-                finished_at=None,
-                duration_ms=None,
-                active_ms=0,
             )
             db.execute(insert(GAME).values(**vars(record)))
             if rated:  # it counts as played from now on: the player has seen the layout

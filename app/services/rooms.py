@@ -23,7 +23,7 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from app.db.broker import EventRow
 from app.db.models import Event, Game, Player, Race, Room, RoomMember
-from app.engine import RULES_VERSION, UnknownGame, dumps, get_ruleset
+from app.engine import UnknownGame, dumps, get_ruleset
 from app.services import race_events
 from app.services.errors import (
     InvalidRequest,
@@ -262,24 +262,15 @@ class Rooms:
             state = rules.deal(number, self.games.deal_key)
             status = initial_status(rules, state)
             for member in self._member_ids(db, code):
-                row = GameRow(
-                    id=new_id(),
-                    player_id=member,
-                    game=room.game,
-                    deal=number,
-                    rules=RULES_VERSION,
+                row = GameRow.dealt(
+                    new_id(),
+                    member,
+                    room.game,
+                    number,
+                    dumps(state),
+                    status,
+                    stamp,
                     rated=False,  # a chosen deal: casual (README, Fair play)
-                    state=dumps(state),
-                    version=0,
-                    status=status,
-                    moves=0,
-                    undos=0,
-                    can_undo=False,
-                    created_at=stamp,
-                    updated_at=stamp,
-                    first_move_at=None,
-                    finished_at=None,
-                    duration_ms=None,
                     race_id=race_id,
                     not_before=starts_at,
                 )
