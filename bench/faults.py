@@ -68,7 +68,7 @@ RECOVERY_TARGET = 5.0  # seconds after PostgreSQL is back
 
 
 class KeyedConnection(Connection):
-    """load.py's keep-alive client, with extra headers and a time limit per request."""
+    """load.py's keep-alive client, each answer awaited at most 15 s unless told otherwise."""
 
     async def send(
         self,
@@ -79,28 +79,7 @@ class KeyedConnection(Connection):
         headers: dict[str, str] | None = None,
         timeout: float = 15.0,
     ) -> tuple[int, bytes]:
-        if self.writer is None or time.monotonic() - self.last_used > 4.0:
-            await self._connect()
-        assert self.reader is not None and self.writer is not None
-        payload = b"" if body is None else json.dumps(body).encode()
-        head = [f"{method} {path} HTTP/1.1", f"Host: {HOST}:{self.port}"]
-        if body is not None:
-            head += ["Content-Type: application/json", f"Content-Length: {len(payload)}"]
-        elif method == "POST":
-            head.append("Content-Length: 0")
-        if token:
-            head.append(f"Authorization: Bearer {token}")
-        head += [f"{k}: {v}" for k, v in (headers or {}).items()]
-        self.writer.write(("\r\n".join(head) + "\r\n\r\n").encode() + payload)
-        try:
-            status, data, keep = await asyncio.wait_for(self._response(), timeout)
-        except (TimeoutError, asyncio.IncompleteReadError, ConnectionError, ValueError) as exc:
-            await self.close()
-            raise ConnectionLost(f"{type(exc).__name__}: {exc}") from None
-        self.last_used = time.monotonic()
-        if not keep:
-            await self.close()
-        return status, data
+        return await self.request(method, path, body, token, headers, timeout)
 
 
 @dataclass

@@ -92,8 +92,16 @@ class Connection:
         self.reader = self.writer = None
 
     async def request(
-        self, method: str, path: str, body: Any = None, token: str | None = None
+        self,
+        method: str,
+        path: str,
+        body: Any = None,
+        token: str | None = None,
+        headers: dict[str, str] | None = None,
+        timeout: float | None = None,
     ) -> tuple[int, bytes]:
+        """One request on the kept-alive connection; ``timeout`` (seconds) bounds the wait
+        for the answer (bench/faults.py), and a lost connection raises ConnectionLost."""
         # uvicorn drops idle keep-alive connections after 5 s: reconnect before that happens,
         # so that a request is never sent on a connection the server is closing.
         if self.writer is None or time.monotonic() - self.last_used > 4.0:
@@ -107,10 +115,11 @@ class Connection:
             head.append("Content-Length: 0")
         if token:
             head.append(f"Authorization: Bearer {token}")
+        head += [f"{k}: {v}" for k, v in (headers or {}).items()]
         self.writer.write(("\r\n".join(head) + "\r\n\r\n").encode() + payload)
         try:
-            status, data, keep = await self._response()
-        except (asyncio.IncompleteReadError, ConnectionError, ValueError) as exc:
+            status, data, keep = await asyncio.wait_for(self._response(), timeout)
+        except (TimeoutError, asyncio.IncompleteReadError, ConnectionError, ValueError) as exc:
             await self.close()
             raise ConnectionLost(f"{type(exc).__name__}: {exc}") from None
         self.last_used = time.monotonic()
