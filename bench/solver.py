@@ -26,6 +26,7 @@ import sys
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 
 from app.engine import GAMES, get_ruleset
@@ -57,13 +58,17 @@ def p95(values: Sequence[float]) -> float:
     return ordered[int(0.95 * (len(ordered) - 1))]
 
 
-def bench_game(slug: str, deals: int, nodes: int, seconds: float) -> GameResult:
+def _past(deadline: float) -> bool:
+    return time.perf_counter() > deadline
+
+
+def bench_game(slug: str, deals: int, nodes: int, seconds: float, first: int = 1) -> GameResult:
     rules = get_ruleset(slug)
     result = GameResult(slug)
-    for number in range(1, deals + 1):
+    for number in range(first, first + deals):
         deal = rules.deal(number)
         deadline = time.perf_counter() + seconds
-        budget = Budget(nodes=nodes, out_of_time=lambda d=deadline: time.perf_counter() > d)
+        budget = Budget(nodes=nodes, out_of_time=partial(_past, deadline))
         start = time.perf_counter()
         answer = solve(deal, budget, short=False)
         result.seconds.append(time.perf_counter() - start)
@@ -150,6 +155,8 @@ def winnability(results: Sequence[GameResult]) -> str:
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
     parser.add_argument("--deals", type=int, default=200)
+    # A run split in parts (each part under one exclusive hold of the CPU lock) starts later.
+    parser.add_argument("--first", type=int, default=1, help="first deal number")
     parser.add_argument("--qi-deals", type=int, default=30)
     parser.add_argument("--nodes", type=int, default=100_000, help="positions per deal")
     parser.add_argument("--seconds", type=float, default=5.0, help="wall time per deal")
@@ -158,13 +165,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     print(
         f"nproc {os.cpu_count()}, CPU {cpu_model()}, Python {platform.python_version()}, "
-        f"deals 1..{args.deals} (Quadruple Interchange 1..{args.qi_deals}), "
+        f"deals {args.first}..{args.first + args.deals - 1} (Quadruple Interchange "
+        f"{args.first}..{args.first + args.qi_deals - 1}), "
         f"{args.nodes:,} positions and {args.seconds:g} s per deal"
     )
     results = []
     for slug in args.games or GAMES:
         deals = args.qi_deals if slug == QI else args.deals
-        results.append(bench_game(slug, deals, args.nodes, args.seconds))
+        results.append(bench_game(slug, deals, args.nodes, args.seconds, args.first))
     print()
     print(table(results))
     print()

@@ -8,19 +8,25 @@ blocking the event loop or the threads that play moves, so a slow search never d
 from __future__ import annotations
 
 import asyncio
+import logging
 import multiprocessing
+import os
 import secrets
+import threading
 import time
 from collections.abc import Callable, Iterator
 from concurrent.futures import ProcessPoolExecutor
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 from anyio import to_thread
 from sqlalchemy import func, select
+from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session, sessionmaker
 
+from app.db.faults import is_unavailable, summary
+from app.db.game_rows import MoveStore
 from app.db.models import DealVerdict, Game, GameHint
 from app.db.session import make_engine, make_sessionmaker
 from app.engine import GAMES, Move, UnknownGame, get_ruleset, loads
@@ -31,10 +37,13 @@ from app.services.players import now
 from app.solver import Budget, Outcome, hint, solve
 
 T = TypeVar("T")
+log = logging.getLogger(__name__)
 
 HINT_NODES = 2_000_000  # the time budget ends hint searches first on this machine
 CERTIFY_NODES = 300_000
 CERTIFY_SECONDS = 10.0
+# A deal judged when a game of it ends: bench/RESULTS.md ("Solver") shows what this decides.
+JUDGE_NODES = 300_000
 BUSY_SLACK_SECONDS = 5.0  # waiting for a free worker, on top of the search's own budget
 
 
@@ -79,6 +88,41 @@ def judge_deal(
     return Verdict(slug, number, result.outcome, result.moves, result.nodes)
 
 
+def _exit_with_parent(parent: int) -> None:
+    """In a worker: run below the app's priority, and end when the app process that started it
+    is gone. Searches use the CPU the moves leave: judging the deals of ended games took a
+    core from the moves under load (bench/RESULTS.md). A worker kept busy by a search outlived
+    a ``shutdown(wait=False)``, and one whose app was killed (``kill -9``, a stopped test
+    server) was left running for good, holding a core."""
+    os.nice(SOLVER_NICENESS)
+    _run_when_idle()
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(1.0)
+        os._exit(0)
+
+    threading.Thread(target=watch, name="exit-with-parent", daemon=True).start()
+
+
+# Added to the workers' niceness (19, the most there is): searches yield the CPU to requests.
+SOLVER_NICENESS = 19
+
+
+def _run_when_idle() -> None:
+    """On Linux, the idle scheduling class: a search runs only on a core nothing else wants,
+    and a woken request takes the core from it at once. Niceness 19 alone still cost the
+    moves' tail under load (a nice task keeps its time slice: bench/RESULTS.md, browser path).
+    Where the class is missing or refused, niceness is what is left."""
+    idle = getattr(os, "SCHED_IDLE", None)
+    if idle is None:
+        return
+    try:
+        os.sched_setscheduler(0, idle, os.sched_param(0))
+    except OSError:
+        log.warning("the solver's workers could not take the idle scheduling class")
+
+
 class SolverPool:
     """Worker processes for searches, started on first use (``spawn``: no forked threads)."""
 
@@ -89,7 +133,10 @@ class SolverPool:
     def _executor(self) -> ProcessPoolExecutor:
         if self._pool is None:
             self._pool = ProcessPoolExecutor(
-                self.workers, mp_context=multiprocessing.get_context("spawn")
+                self.workers,
+                mp_context=multiprocessing.get_context("spawn"),
+                initializer=_exit_with_parent,
+                initargs=(os.getpid(),),
             )
         return self._pool
 
@@ -109,13 +156,50 @@ class SolverPool:
 
 
 @dataclass
+class CpuShare:
+    """How much of a core this process has used lately: its CPU time over wall time, measured
+    over windows of at least ``window`` seconds (the last complete window counts).
+
+    Judging is background work: on a busy machine it takes cores (and, on cores that are
+    hyperthreads of one another, execution units) from the moves, however low its priority.
+    This process's own share is the signal: it counts the app's threads and not the solver's
+    workers, and reads the same inside a container as outside."""
+
+    window: float = 2.0
+    wall: Callable[[], float] = time.monotonic
+    cpu: Callable[[], float] = time.process_time
+    share: float = 0.0
+    _since: tuple[float, float] | None = None
+
+    def now(self) -> float:
+        wall, cpu = self.wall(), self.cpu()
+        if self._since is None:
+            self._since = (wall, cpu)
+        elif wall - self._since[0] >= self.window:
+            self.share = (cpu - self._since[1]) / (wall - self._since[0])
+            self._since = (wall, cpu)
+        return self.share
+
+
+@dataclass
 class Solver:
     sessions: sessionmaker[Session]
     deal_key: bytes
     games: Games
     pool: SolverPool
     hint_seconds: float = 2.0
+    # A deal is judged when a game of it ends, within this many seconds (0: never).
+    judge_seconds: float = 3.0
+    judge_nodes: int = JUDGE_NODES
+    # Judging waits while this process uses more than this share of a core (0: never waits).
+    judge_busy_share: float = 0.25
+    busy: CpuShare = field(default_factory=CpuShare)
     _rng: secrets.SystemRandom = field(default_factory=secrets.SystemRandom)
+    # The event loop the judging tasks run on (set at start-up), the tasks under way (a
+    # reference keeps a task from being collected) and the deals they judge (one at a time).
+    loop: asyncio.AbstractEventLoop | None = None
+    _tasks: set[asyncio.Task[Verdict | None]] = field(default_factory=set)
+    _judging: set[tuple[str, int]] = field(default_factory=set)
 
     # -- hints ------------------------------------------------------------------------------
 
@@ -174,6 +258,95 @@ class Solver:
             raise Forbidden("This game belongs to another player.")
         return view
 
+    # -- judging a deal when a game of it ends --------------------------------------------------
+
+    def game_ended(self, slug: str, number: int) -> None:
+        """``Games.ended``: called from the thread that committed the game's end. The search
+        is handed to the event loop, which runs it in the worker pool: the move that ended the
+        game is answered at once, and ``deal_winnable`` shows the verdict once it is stored."""
+        loop = self.loop
+        if loop is None or self.judge_seconds <= 0 or loop.is_closed():
+            return
+        loop.call_soon_threadsafe(self._start_judging, slug, number)
+
+    def _start_judging(self, slug: str, number: int) -> None:
+        if (slug, number) in self._judging:
+            return
+        if self.judge_busy_share and self.busy.now() > self.judge_busy_share:
+            # The app is busy serving play: the deal is judged when a later game of it ends
+            # at a quieter moment, or by `certify` (bench/RESULTS.md: judging under load
+            # doubled the moves' p99, at the lowest CPU priority too).
+            return
+        if len(self._judging) >= self.pool.workers:
+            # Busy: no backlog of searches behind the games that end under load (each may
+            # take JUDGE seconds of a core). This deal is judged when a later game of it
+            # ends at a quieter moment, or by `certify`; until then deal_winnable is null.
+            return
+        self._judging.add((slug, number))
+        task = asyncio.get_running_loop().create_task(self.judge_ended(slug, number))
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    async def judge_ended(self, slug: str, number: int) -> Verdict | None:
+        """Judges a deal (unless it has a verdict already) and stores what was found; None when
+        nothing was searched (judged before, or no worker answered within the budget)."""
+        try:
+            if not await to_thread.run_sync(self.needs_verdict, slug, number):
+                return None
+            verdict = await self.pool.run(
+                self.judge_seconds + BUSY_SLACK_SECONDS,
+                judge_deal,
+                slug,
+                number,
+                self.deal_key,
+                self.judge_nodes,
+                self.judge_seconds,
+            )
+            if verdict is not None:
+                await to_thread.run_sync(self.store_judged, verdict)
+            return verdict
+        except Exception as exc:  # the database went away, a worker died: a later game tries again
+            if is_unavailable(exc):  # one line, like every other database failure
+                log.warning("judging %s deal %s failed: %s", slug, number, summary(exc))
+            else:
+                log.exception("judging %s deal %s failed", slug, number)
+            return None
+        finally:
+            self._judging.discard((slug, number))
+
+    def needs_verdict(self, slug: str, number: int) -> bool:
+        """No verdict yet, or only "unknown" (a later search may decide it: they are cheap)."""
+        with self.sessions() as db:
+            outcome = db.scalar(
+                select(DealVerdict.outcome).where(
+                    DealVerdict.game == slug, DealVerdict.deal == number
+                )
+            )
+        return outcome is None or outcome == Outcome.UNKNOWN.value
+
+    def store_judged(self, verdict: Verdict) -> None:
+        """Stores a verdict found when a game ended: it never replaces a decided one, and never
+        takes a deal out of the certified pool. Two processes that judged the same deal at
+        once insert one row; the second insert's conflict is ignored (same verdict)."""
+        with suppress(IntegrityError), self.sessions.begin() as db:
+            row = db.get(DealVerdict, (verdict.game, verdict.deal), with_for_update=True)
+            if row is None:
+                db.add(
+                    DealVerdict(
+                        game=verdict.game,
+                        deal=verdict.deal,
+                        outcome=verdict.outcome.value,
+                        solution=" ".join(str(m) for m in verdict.solution) or None,
+                        positions=verdict.positions,
+                        certified=False,
+                        created_at=now(),
+                    )
+                )
+            elif row.outcome == Outcome.UNKNOWN.value:
+                row.outcome = verdict.outcome.value
+                row.solution = " ".join(str(m) for m in verdict.solution) or None
+                row.positions = max(row.positions, verdict.positions)
+
     # -- verdicts and the certified pool ------------------------------------------------------
 
     def verdict(self, slug: str, number: int) -> bool | None:
@@ -218,10 +391,24 @@ class Solver:
             )
 
     def next_candidate(self, slug: str) -> int:
-        """Certification judges deals 1, 2, 3, …: the next one not judged yet."""
+        """Certification walks deals 1, 2, 3, …: the one after the highest certified deal.
+        (Deals judged when a game ended are any numbers, mostly huge: they do not count.)"""
         with self.sessions() as db:
-            highest = db.scalar(select(func.max(DealVerdict.deal)).where(DealVerdict.game == slug))
+            highest = db.scalar(
+                select(func.max(DealVerdict.deal)).where(
+                    DealVerdict.game == slug, DealVerdict.certified
+                )
+            )
         return (highest or 0) + 1
+
+    def _decided(self, slug: str, number: int) -> Verdict | None:
+        """A stored decided verdict (e.g. found when a game of the deal ended)."""
+        with self.sessions() as db:
+            row = db.get(DealVerdict, (slug, number))
+            if row is None or row.outcome == Outcome.UNKNOWN.value:
+                return None
+            moves = tuple(Move.parse(m) for m in (row.solution or "").split())
+            return Verdict(slug, number, Outcome(row.outcome), moves, row.positions)
 
     def certify(
         self,
@@ -242,9 +429,13 @@ class Solver:
         have = self.pool_size(slug)
         if progress:
             progress(have, count, None)
+        number = self.next_candidate(slug)
         while have < count:
-            verdict = judge_deal(slug, self.next_candidate(slug), self.deal_key, nodes, seconds)
+            verdict = self._decided(slug, number) or judge_deal(
+                slug, number, self.deal_key, nodes, seconds
+            )
             self.store(verdict, certified=True)
+            number += 1
             have += verdict.outcome is Outcome.WINNABLE
             if progress:
                 progress(have, count, verdict)
@@ -273,11 +464,12 @@ def open_solver(database_url: str, deal_key: bytes) -> Iterator[Solver]:
     """The solver use cases over a database of their own, for operator commands."""
     engine = make_engine(database_url, pool_size=1)
     sessions = make_sessionmaker(engine)
-    games = Games(sessions, deal_key)
+    store = MoveStore.open(engine)
+    games = Games(sessions, deal_key, store=store)
     solver = Solver(sessions, deal_key, games, SolverPool(1))
     try:
         yield solver
     finally:
         solver.pool.close()
-        games.close()
+        store.close()
         engine.dispose()

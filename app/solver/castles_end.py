@@ -1,26 +1,97 @@
 """Castle's End for the search (rules.md §5): every card is face up, so the search is exact.
 
-Positions are ``State.piles``: foundations ``f1…f4`` (indices 0–3), tableau ``t1…t10`` (4–13).
+Positions are ``State.piles``-shaped, foundations ``f1…f4`` (indices 0–3) and tableau
+``t1…t10`` (4–13), but each pile is a ``bytes`` object (card faces 0–51) rather than a tuple:
+``encode`` turns engine piles into that form, and every method accepts either. Bytes slice,
+join, compare and hash in C and cache their hash, so the transposition key (the base rank and
+the sorted tableau, joined into one ``bytes``) costs a few C calls a position.
 """
 
 from __future__ import annotations
 
-from collections.abc import Hashable
+from collections.abc import Callable, Hashable, Sequence
+from typing import cast
 
 from app.solver.search import Child, Layout, Mv, Piles
 
+_NO_BASE = 255  # the key's first byte before the base is chosen (E1)
+_ONE = tuple(bytes((c,)) for c in range(256))
+# Same-suit rank neighbours (E3: no wrap), -1 where there is none.
+_ABOVE = tuple(c + 1 if c % 13 != 12 else -1 for c in range(52))
+_BELOW = tuple(c - 1 if c % 13 != 0 else -1 for c in range(52))
+# The card a foundation whose top is ``c`` takes next (E2: wrap).
+_NEXT = tuple(c - 12 if c % 13 == 12 else c + 1 for c in range(52))
+_SEP = b"\xff"
+
+
+def encode(piles: Sequence[Sequence[int]]) -> tuple[bytes, ...]:
+    """Engine piles (tuples of card faces) as the model's piles (``bytes``); idempotent."""
+    return tuple(p if type(p) is bytes else bytes(p) for p in piles)
+
+
+# The model's piles are ``tuple[bytes, ...]`` at run time, typed as ``Piles`` for the search.
+_pack: Callable[[list[bytes]], Piles] = tuple  # type: ignore[assignment]
+
+
+def _bytes(piles: Sequence[Sequence[int]]) -> tuple[bytes, ...]:
+    return cast("tuple[bytes, ...]", piles) if type(piles[4]) is bytes else encode(piles)
+
 
 class CastlesEndModel(Layout):
-    def base(self, piles: Piles) -> int:
+    dead_ends = False  # no dead-end rule: the search need not ask
+
+    def encode(self, piles: Piles) -> Piles:
+        return cast(Piles, encode(piles))
+
+    def base(self, piles: Sequence[Sequence[int]]) -> int:
         for f in self.f:
             if piles[f]:
                 return piles[f][0] % 13
         return -1
 
+    def won(self, piles: Piles) -> bool:
+        return not any(piles[4:])
+
     def key(self, piles: Piles, redeals: int) -> Hashable:
         # Which foundation holds which suit, and which tableau pile is where, change nothing:
-        # every cards' place is known from the tableau once the base rank is.
-        return (self.base(piles), tuple(sorted([piles[t] for t in self.t])))
+        # every card's place is known from the tableau once the base rank is.
+        ps = _bytes(piles)
+        base = self.base(ps)
+        return _ONE[base if base >= 0 else _NO_BASE] + _SEP.join(sorted(ps[4:]))
+
+    # Weights of ``score``, chosen by hand. Deals 1..200 hardly depend on them (173k–177k
+    # positions in all for the variants tried: the lost deals, searched whole, dominate).
+    w_home, w_depth, w_empty = 8, 2, 3
+
+    def score(self, given: Piles) -> int:
+        """How near a win a position looks, for the best-first search (higher: nearer): cards
+        home, minus how deep the next card of each suit lies in its pile, plus empty piles.
+        Only the order of the search depends on it, never its answer."""
+        piles = _bytes(given)
+        home = len(piles[0]) + len(piles[1]) + len(piles[2]) + len(piles[3])
+        if not home:
+            return 0
+        base = piles[0][0] % 13 if piles[0] else self.base(piles)
+        needed = []
+        suits = [True, True, True, True]
+        for f in (0, 1, 2, 3):
+            p = piles[f]
+            if p:
+                suits[p[0] // 13] = False
+                if len(p) < 13:
+                    needed.append(_NEXT[p[-1]])
+        needed += [s * 13 + base for s in (0, 1, 2, 3) if suits[s]]
+        tableau = piles[4:]
+        whole = _SEP.join(tableau)  # one scan per card below, in C
+        end = len(whole)
+        depth = 0
+        for c in needed:
+            i = whole.find(c)
+            if i >= 0:
+                j = whole.find(255, i)
+                depth += (end if j < 0 else j) - i - 1
+        empty = tableau.count(b"")
+        return self.w_home * home - self.w_depth * depth + self.w_empty * empty
 
     def dead(self, piles: Piles, redeals: int) -> bool:
         return False
@@ -31,7 +102,7 @@ class CastlesEndModel(Layout):
     def all_children(self, piles: Piles, redeals: int) -> list[Child]:
         return self._children(piles, safe=False)
 
-    def _children(self, piles: Piles, *, safe: bool) -> list[Child]:
+    def _children(self, given: Piles, *, safe: bool) -> list[Child]:
         """Moves best first; a proven safe foundation move alone when there is one.
 
         **Safe move.** Once the base is chosen, a card X that may go to its foundation is
@@ -63,67 +134,79 @@ class CastlesEndModel(Layout):
         Pointless moves are not generated: a pile's only card going to an empty pile, and to
         empty piles other than the first (piles are interchangeable: see ``key``).
         """
-        f_ids, t_ids = self.f, self.t
-        base = self.base(piles)
-        tops = [(t, piles[t][-1]) for t in t_ids if piles[t]]
+        piles = _bytes(given)
+        base = -1
+        for f in (0, 1, 2, 3):
+            p = piles[f]
+            if p:
+                base = p[0] % 13
+                break
         if base < 0:
             # E1: the first card to a foundation chooses the base (f1, the first empty one).
-            first = f_ids[0]
             out: list[Child] = []
-            for t, c in tops:
-                new = list(piles)
-                new[t] = piles[t][:-1]
-                new[first] = (c,)
-                out.append(((t, first, 1), tuple(new), 0))
+            for t in range(4, 14):
+                src = piles[t]
+                if src:
+                    new = list(piles)
+                    new[t] = src[:-1]
+                    new[0] = src[-1:]
+                    out.append(((t, 0, 1), _pack(new), 0))
             return out
         need: dict[int, int] = {}  # card face → foundation it may go on
         empty_f = -1
-        for f in f_ids:
+        for f in (0, 1, 2, 3):
             p = piles[f]
             if not p:
                 if empty_f < 0:
                     empty_f = f
-                continue
-            if len(p) < 13:
-                top = p[-1]
-                need[top - 12 if top % 13 == 12 else top + 1] = f
+            elif len(p) < 13:
+                need[_NEXT[p[-1]]] = f
         foundation: list[Child] = []
-        for t, c in tops:
-            f = need.get(c, -1)
-            if f < 0 and c % 13 == base and empty_f >= 0:
-                f = empty_f
-            if f < 0:
+        by_card: dict[int, int] = {}  # top card → its pile
+        empty_t = -1
+        for t in range(4, 14):
+            src = piles[t]
+            if not src:
+                if empty_t < 0:
+                    empty_t = t
                 continue
+            c = src[-1]
+            by_card[c] = t
+            f = need.get(c, -1)
+            if f < 0:
+                if c % 13 != base or empty_f < 0:
+                    continue
+                f = empty_f
             new = list(piles)
-            new[t] = piles[t][:-1]
-            new[f] = (*piles[f], c)
-            child: Child = ((t, f, 1), tuple(new), 0)
-            if safe and (c % 13 != base or c % 13 == 0):
+            new[t] = src[:-1]
+            new[f] = piles[f] + _ONE[c]
+            child: Child = ((t, f, 1), _pack(new), 0)
+            if safe and (c % 13 != base or base == 0):
                 return [child]
             foundation.append(child)
         # Tableau moves: onto a same-suit neighbour, or into the first empty pile.
-        by_card = {c: t for t, c in tops}
-        empty_t = next((t for t in t_ids if not piles[t]), -1)
         uncover: list[Child] = []
         other: list[Child] = []
-        for t, c in tops:
+        for c, t in by_card.items():
             src = piles[t]
+            rest = src[:-1]
             targets = []
-            r = c % 13
-            if r != 12 and c + 1 in by_card:
-                targets.append(by_card[c + 1])
-            if r != 0 and c - 1 in by_card:
-                targets.append(by_card[c - 1])
-            if empty_t >= 0 and len(src) > 1:
+            d = by_card.get(_ABOVE[c], -1)
+            if d >= 0:
+                targets.append(d)
+            d = by_card.get(_BELOW[c], -1)
+            if d >= 0:
+                targets.append(d)
+            if empty_t >= 0 and rest:
                 targets.append(empty_t)
+            if not targets:
+                continue
+            # Moves that empty a pile or uncover a card that can go home come first.
+            first = not rest or rest[-1] in need
             for d in targets:
                 new = list(piles)
-                new[t] = src[:-1]
-                new[d] = (*piles[d], c)
+                new[t] = rest
+                new[d] = piles[d] + _ONE[c]
                 mv: Mv = (t, d, 1)
-                # Moves that empty a pile or uncover a card that can go home come first.
-                if len(src) == 1 or src[-2] in need:
-                    uncover.append((mv, tuple(new), 0))
-                else:
-                    other.append((mv, tuple(new), 0))
+                (uncover if first else other).append((mv, _pack(new), 0))
         return foundation + uncover + other

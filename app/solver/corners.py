@@ -54,10 +54,52 @@ class CornersModel(Layout):
         return False
 
     def children(self, piles: Piles, redeals: int) -> list[Child]:
+        return self._children(piles, redeals, safe=True)
+
+    def all_children(self, piles: Piles, redeals: int) -> list[Child]:
+        return self._children(piles, redeals, safe=False)
+
+    def _children(self, piles: Piles, redeals: int, *, safe: bool) -> list[Child]:
         """Foundation moves from the waste, then from the reserves, then dealing, then
-        redealing. No move is forced: playing a reserve card takes the stock's top into that
-        reserve, which changes what the waste will hold, so even a foundation move can be the
-        wrong one."""
+        redealing. Apart from the safe moves below no move is forced: playing a reserve card
+        takes the stock's top into that reserve, and a redeal fills vacant reserves from the
+        turned waste, so even a foundation move can change which cards end up where.
+
+        **Safe moves in the last pass.** With no redeal left, the waste's top card going to its
+        foundation, and — once the stock is empty — a reserve card going to its foundation,
+        is played alone, as the only child.
+
+        *Proof.* Let X be that card, P the position, L any winning line from P. Build L' that
+        plays X home first and then follows L, skipping the one move of L that plays X home.
+        Invariant until L plays X: L' is L with X home, every other card in the same place.
+        No card of X's suit can go home in L before X (a foundation takes its suit in one
+        order, C1, and X is next). Dealing moves the same stock top in both. A reserve card
+        played home refills from the same stock top in both (C3) — and a reserve that held X
+        gets no refill in either, as the stock is empty in that case. A waste card played home
+        in L is the waste's top there; X is either that card (the skipped move) or lies below
+        it, so L''s waste top is the same card. No redeal is left (C4), so nothing else
+        reorders the stock, the waste or the reserves. After L plays X both positions are
+        equal, so L' wins too.
+
+        **And one pass before, once the stock is empty:** with exactly one redeal left and an
+        empty stock, the waste's top card going to its foundation is played alone too.
+
+        *Proof.* With the stock empty nothing is dealt, so until L plays X or redeals, X stays
+        the waste's top and every move of L is a play home that L' can make too (reserves are
+        not refilled: the stock is empty). If L plays X first, the positions meet. If L
+        redeals, X, the waste's top, becomes the new stock's bottom; vacant reserves are filled
+        from the top (C4), so L' fills the same reserves with the same cards, except that if
+        the fill reaches X, the reserve that takes X in L stays vacant in L'. From there the
+        invariant is "L' is L without X", X lying at the stock's bottom or in a reserve in L:
+        dealing and refilling take the same cards until L reaches X; then L deals X (skipped),
+        refills a reserve with it (the reserve stays vacant in L': the stock is empty), or
+        plays it home (skipped). No further redeal is allowed (C4), so a vacant reserve never
+        matters again, and L' wins. (With two redeals left this fails: a reserve that holds X
+        in L but is vacant in L' is filled at the second redeal, and the lines part.)
+        """
+        last = redeals >= _MAX_REDEALS
+        # The stock empty with one redeal left: the waste's top is forced too (see above).
+        before_last = redeals == _MAX_REDEALS - 1 and not piles[self.stock]
         out: list[Child] = []
         stock, waste = piles[self.stock], piles[self.waste]
         for src in (self.waste, *self.r):
@@ -75,7 +117,13 @@ class CornersModel(Layout):
                     new[self.stock] = stock[:-1]
                 else:
                     new[src] = p[:-1]
-                out.append(((src, f, 1), tuple(new), redeals))
+                child: Child = ((src, f, 1), tuple(new), redeals)
+                if safe and (
+                    (last and (src == self.waste or not stock))
+                    or (before_last and src == self.waste)
+                ):
+                    return [child]
+                out.append(child)
         if stock:
             new = list(piles)
             new[self.stock] = stock[:-1]

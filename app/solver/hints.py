@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 from app.engine import Move, State, get_ruleset
 from app.solver.models import model_for
-from app.solver.search import Budget, Mv, Outcome, Piles, solve_state, to_moves
+from app.solver.search import Budget, Mv, Outcome, Piles, encoded, solve_state, to_moves
 
 
 @dataclass(frozen=True, slots=True)
@@ -107,7 +107,7 @@ def _visible(state: State, budget: Budget) -> Hint:
     def face_down(piles: Piles) -> int:
         return sum(1 for pile in piles for c in pile if c < 0)
 
-    start_piles, start_redeals = masked.piles, masked.redeals
+    start_piles, start_redeals = encoded(model, masked.piles), masked.redeals
     start_key = model.key(start_piles, start_redeals)
     parents: dict[Hashable, tuple[Hashable, Mv] | None] = {start_key: None}
     best_key, best_score = start_key, on_foundations(start_piles)

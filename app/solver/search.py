@@ -14,10 +14,13 @@ from __future__ import annotations
 from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
+from heapq import heappop, heappush
 from typing import Protocol
 
 from app.engine import Move, Ruleset, State
 
+# Engine piles are tuples of card faces. A model may search on another immutable form of them
+# (Castle's End: ``bytes``; see ``encoded``), typed as this one.
 Piles = tuple[tuple[int, ...], ...]
 # One step of the search: (source pile index, target pile index, count), or several such
 # triples run together when a model joins moves that only make sense together.
@@ -92,11 +95,21 @@ class Result:
     path: tuple[Mv, ...] = field(default=(), repr=False)
 
 
+def encoded(model: Model, piles: Piles) -> Piles:
+    """``piles`` in the form the model searches on: a model may keep its piles in another
+    immutable form (``encode``; idempotent), which its moves, keys and paths all accept."""
+    encode = getattr(model, "encode", None)
+    return piles if encode is None else encode(piles)
+
+
 def solve_piles(model: Model, piles: Piles, redeals: int, budget: Budget) -> Result:
     """Search from one position: for models that ask for it (``lds = True``), first a
     limited-discrepancy search with half the node budget, then the exhaustive depth-first
     search with what is left (the only one that can prove a loss, apart from a discrepancy
     round that pruned nothing)."""
+    piles = encoded(model, piles)
+    if getattr(model, "score", None) is not None:
+        return _best_first(model, piles, redeals, budget)
     if not getattr(model, "lds", False):
         return _dfs(model, piles, redeals, budget)
     first = _lds(
@@ -120,17 +133,66 @@ def solve_piles(model: Model, piles: Piles, redeals: int, budget: Budget) -> Res
     )
 
 
+def _best_first(model: Model, piles: Piles, redeals: int, budget: Budget) -> Result:
+    """Best-first search, for models with a ``score`` (higher: nearer a win): the position
+    with the best score among those generated and not yet entered is entered next (ties: the
+    newest). Every position reachable is entered unless a win ends the search first, so no
+    win means a loss, exactly as for the depth-first search: only the order differs. A
+    position's key is recorded when it is first generated, with the move that led there, so
+    that a win's line can be read back."""
+    if model.won(piles):
+        return Result(Outcome.WINNABLE)
+    key, children, won = model.key, model.children, model.won
+    score: Callable[[Piles], int] = model.score  # type: ignore[attr-defined]
+    dead = model.dead if getattr(model, "dead_ends", True) else None
+    clock = budget.out_of_time
+    every = max(1, budget.check_every)
+    max_nodes = budget.nodes
+    root = key(piles, redeals)
+    parents: dict[Hashable, tuple[Hashable, Mv] | None] = {root: None}
+    heap: list[tuple[int, int, Piles, int, Hashable]] = [(0, 0, piles, redeals, root)]
+    nodes = generated = order = 0
+    while heap:
+        _, _, at, at_redeals, at_key = heappop(heap)
+        nodes += 1
+        spent = _spent(nodes, generated, max_nodes, clock, every)
+        if spent is not None:
+            return spent
+        if dead is not None and dead(at, at_redeals):
+            continue
+        kids = children(at, at_redeals)
+        generated += len(kids)
+        for mv, child, child_redeals in kids:
+            k = key(child, child_redeals)
+            if k in parents:
+                continue
+            parents[k] = (at_key, mv)
+            if won(child):
+                line: list[Mv] = []
+                link = parents[k]
+                while link is not None:
+                    at_key, step = link
+                    line.append(step)
+                    link = parents[at_key]
+                line.reverse()
+                return Result(Outcome.WINNABLE, nodes=nodes, generated=generated, path=tuple(line))
+            order -= 1
+            heappush(heap, (-score(child), order, child, child_redeals, k))
+    return Result(Outcome.LOST, nodes=nodes, generated=generated)
+
+
 def _lds(model: Model, piles: Piles, redeals: int, budget: Budget) -> Result:
     """Limited-discrepancy search: rounds of depth-first search in which the line may leave
     the model's first choice at most ``d`` times, for d = 0, 1, 2, … A round that never had to
     cut a line short has searched everything: then no win means a loss."""
     if model.won(piles):
         return Result(Outcome.WINNABLE)
-    key, children, dead, won = model.key, model.children, model.dead, model.won
+    key, children, won = model.key, model.children, model.won
+    dead = model.dead if getattr(model, "dead_ends", True) else None
     clock = budget.out_of_time
     every = max(1, budget.check_every)
     nodes = generated = 0
-    if dead(piles, redeals):
+    if dead is not None and dead(piles, redeals):
         return Result(Outcome.LOST, nodes=1)
     for allowed in range(10_000):
         best: dict[Hashable, int] = {key(piles, redeals): allowed}
@@ -160,11 +222,10 @@ def _lds(model: Model, piles: Piles, redeals: int, budget: Budget) -> Result:
                 continue
             best[k] = spend
             nodes += 1
-            if nodes >= budget.nodes:
-                return Result(Outcome.UNKNOWN, nodes=nodes, generated=generated)
-            if clock is not None and nodes % every == 0 and clock():
-                return Result(Outcome.UNKNOWN, nodes=nodes, generated=generated, out_of_time=True)
-            if dead(child, child_redeals):
+            spent = _spent(nodes, generated, budget.nodes, clock, every)
+            if spent is not None:
+                return spent
+            if dead is not None and dead(child, child_redeals):
                 continue
             grand = children(child, child_redeals)
             generated += len(grand)
@@ -182,14 +243,14 @@ def _dfs(model: Model, piles: Piles, redeals: int, budget: Budget) -> Result:
         return Result(Outcome.WINNABLE)
     key = model.key
     children = model.children
-    dead = model.dead
+    dead = model.dead if getattr(model, "dead_ends", True) else None
     won = model.won
     max_nodes = budget.nodes
     clock = budget.out_of_time
     every = max(1, budget.check_every)
     seen.add(key(piles, redeals))
     nodes, generated = 1, 0
-    if dead(piles, redeals):
+    if dead is not None and dead(piles, redeals):
         return Result(Outcome.LOST, nodes=1)
     # Each frame: the children of one position still to try, and the move that led to it.
     first = children(piles, redeals)
@@ -213,11 +274,10 @@ def _dfs(model: Model, piles: Piles, redeals: int, budget: Budget) -> Result:
             continue
         seen.add(k)
         nodes += 1
-        if nodes >= max_nodes:
-            return Result(Outcome.UNKNOWN, nodes=nodes, generated=generated)
-        if clock is not None and nodes % every == 0 and clock():
-            return Result(Outcome.UNKNOWN, nodes=nodes, generated=generated, out_of_time=True)
-        if dead(child, child_redeals):
+        spent = _spent(nodes, generated, max_nodes, clock, every)
+        if spent is not None:
+            return spent
+        if dead is not None and dead(child, child_redeals):
             continue
         grand = children(child, child_redeals)
         generated += len(grand)
@@ -226,10 +286,23 @@ def _dfs(model: Model, piles: Piles, redeals: int, budget: Budget) -> Result:
     return Result(Outcome.LOST, nodes=nodes, generated=generated)
 
 
+def _spent(
+    nodes: int, generated: int, max_nodes: int, clock: Callable[[], bool] | None, every: int
+) -> Result | None:
+    """An "unknown" once the node budget is spent, or the clock (read every ``every`` nodes)
+    says the time is up; None while the search may go on."""
+    if nodes >= max_nodes:
+        return Result(Outcome.UNKNOWN, nodes=nodes, generated=generated)
+    if clock is not None and nodes % every == 0 and clock():
+        return Result(Outcome.UNKNOWN, nodes=nodes, generated=generated, out_of_time=True)
+    return None
+
+
 def line_positions(
     model: Model, piles: Piles, redeals: int, path: Sequence[Mv]
 ) -> list[tuple[Piles, int]]:
     """The positions a line of model moves passes through, start included."""
+    piles = encoded(model, piles)
     out = [(piles, redeals)]
     for mv in path:
         for cmv, cpiles, cred in _all_children(model, piles, redeals):
@@ -253,6 +326,7 @@ def shorten(
     Then, for lines of at most ``drop_limit`` moves, each single move is dropped in turn if the
     rest of the line is still legal and still wins.
     """
+    piles = encoded(model, piles)
     current = _shortcut(model, piles, redeals, tuple(path))
     if len(current) > drop_limit:
         return current

@@ -9,7 +9,8 @@ from hypothesis import strategies as st
 
 from app.engine import GAMES, Move, State, get_ruleset
 from app.solver import Budget, Outcome, model_for, solve
-from app.solver.search import line_positions, shorten
+from app.solver.patriarchs import PatriarchsModel
+from app.solver.search import line_positions, shorten, solve_piles
 from tests.engine.builders import position
 from tests.solver.positions import POSITIONS, exhaustive, rest_empty
 
@@ -151,10 +152,10 @@ def test_patriarchs_slides_a_meeting_point_to_play_a_card() -> None:
     }
     state = position(
         "patriarchs",
+        full,
         f4="AS 2S 3S 4S 5S 6S",
         f8="KS QS JS TS 9S 8S 7S",
         r1="4S",
-        **full,
     )
     result = solve(state)
     assert result.outcome is Outcome.WINNABLE
@@ -164,3 +165,231 @@ def test_patriarchs_slides_a_meeting_point_to_play_a_card() -> None:
     model = model_for("patriarchs")
     slid = get_ruleset("patriarchs").apply(state, Move.parse("f4-f8"))
     assert model.key(slid.piles, 0) == model.key(state.piles, 0)
+
+
+@st.composite
+def corners_last_pass_with_a_safe_move(draw: st.DrawFn) -> State:
+    """A Corners ending in its last two passes where a safe move applies: the waste's top goes
+    home (last pass, or stock empty with a redeal left), or (last pass, stock empty) a reserve
+    card does."""
+    state = draw(POSITIONS["corners"])
+    model = model_for("corners")
+    rules = get_ruleset("corners")
+    redeals = draw(st.sampled_from([1, 2]))
+    state = State(state.game, state.piles, redeals)
+    kids = model.children(state.piles, redeals)
+    every = model.all_children(state.piles, redeals)  # type: ignore[attr-defined]
+    if len(kids) != 1 or len(every) == 1:
+        reject()
+    assert kids[0][0][1] in rules.foundations
+    return state
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=list(HealthCheck))
+@given(state=corners_last_pass_with_a_safe_move())
+def test_corners_last_pass_safe_moves_keep_the_answer_of_exhaustive_search(state: State) -> None:
+    truth = exhaustive(state)
+    if truth is None:
+        reject()
+    result = solve(state, Budget(nodes=2_000_000))
+    assert result.outcome is (Outcome.WINNABLE if truth else Outcome.LOST)
+    if truth:
+        assert replays_to_a_win(state, result.moves)
+
+
+def test_corners_plays_a_safe_move_alone_only_in_the_last_pass() -> None:
+    # 9♣ on the waste fits the ♣ foundation (8♣); a stock card and a reserve card are left.
+    model = model_for("corners")
+    rules = get_ruleset("corners")
+    piles = {"f1": "8C", "f2": "KD", "f3": "KH", "f4": "KS", "r1": "AD", "waste": "9C"}
+    for redeals, alone in ((0, False), (1, False), (2, True)):
+        state = position("corners", redeals=redeals, stock="AH", **piles)
+        kids = model.children(state.piles, redeals)
+        assert (len(kids) == 1) is alone, (redeals, kids)
+        assert kids[0][0] == (rules.waste, rules.foundations[0], 1)
+    # The stock empty: forced with one redeal left too, not with two.
+    for redeals, alone in ((0, False), (1, True), (2, True)):
+        state = position("corners", redeals=redeals, **piles)
+        assert (len(model.children(state.piles, redeals)) == 1) is alone, redeals
+    # A reserve card going home refills from the stock: forced only once the stock is empty.
+    reserve_only = {**piles, "waste": "", "r1": "9C"}
+    with_stock = position("corners", redeals=2, stock="AH", **reserve_only)
+    assert len(model.children(with_stock.piles, 2)) > 1
+    empty = position("corners", redeals=2, **{**reserve_only, "waste": "5H"})
+    assert [k[0] for k in model.children(empty.piles, 2)] == [
+        (rules.reserves[0], rules.foundations[0], 1)
+    ]
+
+
+@st.composite
+def patriarchs_last_pass(draw: st.DrawFn) -> State:
+    """A Patriarchs ending in its last pass, often with the stock dealt out (its cards put on
+    the waste, in the order dealing would put them there)."""
+    state = draw(POSITIONS["patriarchs"])
+    rules = get_ruleset("patriarchs")
+    piles = list(state.piles)
+    stock = piles[rules.stock]
+    dealt = draw(st.integers(0, len(stock)))
+    piles[rules.waste] = piles[rules.waste] + stock[len(stock) - dealt :][::-1]
+    piles[rules.stock] = stock[: len(stock) - dealt]
+    return State(state.game, tuple(piles), 1)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=list(HealthCheck))
+@given(state=patriarchs_last_pass())
+def test_the_patriarchs_dead_end_rule_agrees_with_exhaustive_search(state: State) -> None:
+    truth = exhaustive(state)
+    if truth is None:
+        reject()
+    # The rule itself, at every last-pass position (the search checks it once the stock is
+    # empty only: see PatriarchsModel.dead_stock_limit).
+    model = PatriarchsModel(get_ruleset("patriarchs"))
+    model.dead_stock_limit = 1_000
+    if model.dead(state.piles, state.redeals):
+        assert truth is False  # the rule never calls a winnable position lost
+    result = solve(state, Budget(nodes=2_000_000))
+    assert result.outcome is (Outcome.WINNABLE if truth else Outcome.LOST)
+    if truth:
+        assert replays_to_a_win(state, result.moves)
+
+
+def test_the_patriarchs_dead_end_rule_sees_a_card_buried_for_good() -> None:
+    ranks = "A23456789TJQK"
+    full = {
+        **{f"f{i + 1}": " ".join(r + s for r in ranks) for i, s in enumerate("CDH")},
+        **{f"f{i + 5}": " ".join(r + s for r in reversed(ranks)) for i, s in enumerate("CDH")},
+        "f4": "AS 2S 3S 4S 5S 6S 7S 8S 9S TS JS",  # the Ace side wants Q♠, then K♠
+        "f8": "KS QS JS TS 9S 8S 7S 6S 5S 4S 3S 2S",  # the King side wants A♠
+    }
+    model = model_for("patriarchs")
+    # K♠ on Q♠ in the waste, no reserve card: K♠ can never move, so Q♠ is never seen.
+    stuck = position("patriarchs", redeals=1, waste="QS KS", **full)
+    assert model.dead(stuck.piles, 1)
+    assert exhaustive(stuck) is False
+    assert solve(stuck).outcome is Outcome.LOST
+    # With A♠ in a reserve, playing it takes K♠ into the reserve and uncovers Q♠: a win.
+    freed = position("patriarchs", redeals=1, waste="QS KS", r1="AS", **full)
+    assert not model.dead(freed.piles, 1)
+    assert exhaustive(freed) is True
+    assert solve(freed).outcome is Outcome.WINNABLE
+    # Before the last pass the rule says nothing (a redeal may reorder the waste).
+    assert not model.dead(stuck.piles, 0)
+
+
+def _dead_reference(model: PatriarchsModel, state: State) -> bool:
+    """The Patriarchs last-pass rule computed afresh for every j (as ``dead`` was first
+    written): the incremental version must give the same answer."""
+    piles = state.piles
+    counts = [[0] * 13 for _ in range(4)]
+    held = 0
+    for i in (*model.r, model.stock):
+        for c in piles[i]:
+            counts[c // 13][c % 13] += 1
+            held += 1
+    tops = [(piles[u][-1] % 13, piles[d][-1] % 13) for u, d in zip(model.up, model.down)]
+    bound = [model._playable(counts[s], *tops[s]) for s in range(4)]
+    waste = piles[model.waste]
+    n = len(waste)
+    for j in range(1, n + 1):
+        c = waste[n - j]
+        counts[c // 13][c % 13] += 1
+        bound[c // 13] = model._playable(counts[c // 13], *tops[c // 13])
+        if j < n and sum(bound) < j:
+            return True
+    return sum(bound) < held + n
+
+
+@st.composite
+def patriarchs_dealt_out(draw: st.DrawFn) -> State:
+    """A real Patriarchs deal in its last pass after random plays: waste and stock long."""
+    rules = get_ruleset("patriarchs")
+    model = model_for("patriarchs")
+    state = rules.deal(draw(st.integers(1, 10_000)))
+    piles, redeals = state.piles, 0
+    for _ in range(draw(st.integers(0, 250))):
+        kids = model.children(piles, redeals)
+        if not kids:
+            break
+        _, piles, redeals = draw(st.sampled_from(kids))
+    return State(state.game, piles, 1)
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=list(HealthCheck))
+@given(state=patriarchs_dealt_out())
+def test_the_patriarchs_dead_end_rule_is_computed_as_first_written(state: State) -> None:
+    """Positions reached from a deal: the same answers as the rule as first written."""
+    model = PatriarchsModel(get_ruleset("patriarchs"))
+    assert model.dead(state.piles, 1) is _dead_reference(model, state)
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=list(HealthCheck))
+@given(state=patriarchs_last_pass())
+def test_the_patriarchs_dead_end_rule_says_lost_only_where_the_first_one_did(
+    state: State,
+) -> None:
+    """Constructed positions (cards missing from play): the rule no longer checks "every card
+    left can go home", which only such positions fail, so it says "lost" at most where the
+    rule as first written did."""
+    model = PatriarchsModel(get_ruleset("patriarchs"))
+    if model.dead(state.piles, 1):
+        assert _dead_reference(model, state)
+
+
+@pytest.mark.parametrize("game", ["castles-end", "quadrangle"])
+def test_models_on_bytes_piles_give_the_keys_and_moves_of_engine_piles(game: str) -> None:
+    model = model_for(game)
+    rules = get_ruleset(game)
+    state = rules.deal(7)
+    for _ in range(40):
+        as_bytes = model.encode(state.piles)  # type: ignore[attr-defined]
+        assert all(type(p) is bytes for p in as_bytes)
+        assert model.encode(as_bytes) == as_bytes  # type: ignore[attr-defined]
+        assert model.key(as_bytes, 0) == model.key(state.piles, 0)
+        kids = model.children(state.piles, 0)
+        assert [k[0] for k in kids] == [k[0] for k in model.children(as_bytes, 0)]
+        if not kids:
+            break
+        afters = []
+        for mv, child, _ in kids:
+            move = Move(rules.pile_ids[mv[0]], rules.pile_ids[mv[1]], mv[2])
+            afters.append(rules.apply(state, move))
+            assert tuple(map(tuple, child)) == afters[-1].piles
+            assert model.key(child, 0) == model.key(afters[-1].piles, 0)
+        state = afters[-1]  # a line of last moves: tableau building and dealing
+
+
+def test_best_first_and_depth_first_agree_on_castles_end_deals() -> None:
+    """The best-first search (Castle's End has a ``score``) only reorders the search: the
+    plain depth-first search over the same model gives the same answers."""
+    model = model_for("castles-end")
+    rules = get_ruleset("castles-end")
+
+    class DepthFirst:
+        slug, pile_ids = model.slug, model.pile_ids
+        key, children, won, dead = model.key, model.children, model.won, model.dead
+        encode = model.encode  # type: ignore[attr-defined]
+
+    for number in range(1, 21):
+        deal = rules.deal(number)
+        best = solve(deal, Budget(nodes=200_000))
+        plain = solve_piles(DepthFirst(), deal.piles, 0, Budget(nodes=2_000_000))
+        assert best.outcome is plain.outcome, number
+        assert best.outcome is not Outcome.UNKNOWN
+        if best.outcome is Outcome.WINNABLE:
+            assert replays_to_a_win(deal, best.moves)
+
+
+def test_the_best_first_search_honours_its_budgets() -> None:
+    deal = get_ruleset("castles-end").deal(80)  # lost: its whole tree takes about 10,000
+    result = solve(deal, Budget(nodes=500))
+    assert result.outcome is Outcome.UNKNOWN and result.nodes <= 500 and result.moves == ()
+    calls = []
+
+    def out_of_time() -> bool:
+        calls.append(1)
+        return len(calls) >= 2
+
+    timed = solve(deal, Budget(nodes=10**9, out_of_time=out_of_time, check_every=100))
+    assert timed.outcome is Outcome.UNKNOWN and timed.out_of_time
+    assert len(calls) == 2 and timed.nodes <= 200
+    assert solve(deal, Budget(nodes=200_000)).outcome is Outcome.LOST

@@ -1,0 +1,83 @@
+"""The solver's worker processes end with the app process that started them, however it ends
+(here: ``os._exit``, as after ``kill -9``), instead of running on for good."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+
+import pytest
+
+from app.config import PROJECT_DIR
+from tests.aio import run
+
+SCRIPT = """
+import os, sys
+from app.services.solver import SolverPool
+
+async def main():
+    pool = SolverPool(1)
+    pid = await pool.run(30, os.getpid)
+    print(pid, flush=True)
+    os._exit(0)  # no shutdown, no atexit: the way a killed app goes
+
+import asyncio
+asyncio.run(main())
+"""
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    with open(f"/proc/{pid}/stat") as stat:  # a zombie has ended; only its entry is left
+        return stat.read().split(") ", 1)[1][0] != "Z"
+
+
+def test_a_worker_ends_when_its_app_process_is_gone() -> None:
+    done = subprocess.run(
+        [sys.executable, "-c", SCRIPT], cwd=PROJECT_DIR, capture_output=True, text=True,
+        timeout=60, check=True,
+    )  # fmt: skip
+    worker = int(done.stdout.split()[0])
+    assert worker != os.getpid()
+    deadline = time.monotonic() + 10
+    while _alive(worker) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not _alive(worker), "the solver's worker outlived its app process"
+
+
+def test_searches_run_below_the_apps_priority() -> None:
+
+    from app.services.solver import SOLVER_NICENESS, SolverPool
+
+    async def niceness() -> int | None:
+        pool = SolverPool(1)
+        try:
+            return await pool.run(30, os.nice, 0)
+        finally:
+            pool.close()
+
+    assert run(niceness()) == os.nice(0) + SOLVER_NICENESS
+
+
+def test_searches_run_only_on_idle_cores_on_linux() -> None:
+    """The idle scheduling class: a woken request takes the core from a search at once
+    (niceness alone still cost the moves' tail under load, bench/RESULTS.md)."""
+    from app.services.solver import SolverPool
+
+    if not hasattr(os, "SCHED_IDLE"):
+        pytest.skip("no idle scheduling class here: niceness is all there is (tested above)")
+
+    async def policy() -> int | None:
+        pool = SolverPool(1)
+        try:
+            return await pool.run(30, os.sched_getscheduler, 0)
+        finally:
+            pool.close()
+
+    assert run(policy()) == os.SCHED_IDLE
+    assert os.sched_getscheduler(0) != os.SCHED_IDLE  # the app itself keeps its class
