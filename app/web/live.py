@@ -11,7 +11,7 @@ No event carries a card (app/services/race_events.py).
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncGenerator, Awaitable, Callable
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Header, Query, Request
@@ -19,7 +19,7 @@ from sse_starlette import EventSourceResponse, ServerSentEvent
 from starlette.concurrency import run_in_threadpool
 
 from app.db.broker import Dropped, EventRow, InProcessBroker
-from app.services.rooms import Rooms
+from app.services.rooms import EVENT_PAGE, Rooms
 from app.web.room_pages import html_events
 
 router = APIRouter()
@@ -44,19 +44,22 @@ async def stream(
     rooms: Rooms,
     broker: InProcessBroker,
     code: str,
-    cursor: int | None,
+    cursor: int,
     render: Render,
     is_disconnected: Callable[[], Any] | None = None,
-) -> AsyncIterator[ServerSentEvent]:
-    """The room's events after ``cursor`` (None: from now), each once, then live ones."""
+) -> AsyncGenerator[ServerSentEvent, None]:
+    """The room's events after ``cursor``, each once, then live ones."""
     sub = broker.subscribe(code)  # before reading the table, so nothing falls in between
     try:
-        if cursor is None:
-            cursor = await run_in_threadpool(rooms.last_event_id, code)
         sent: set[int] = set()
-        for row in await run_in_threadpool(rooms.events_after, code, cursor):
-            sent.add(row.id)
-            yield ServerSentEvent(data=await render(row), event=row.kind, id=str(row.id))
+        page = await run_in_threadpool(rooms.events_after, code, cursor, EVENT_PAGE)
+        while page:  # a client away for long may have missed more than a page
+            for row in page:
+                sent.add(row.id)
+                yield ServerSentEvent(data=await render(row), event=row.kind, id=str(row.id))
+            if len(page) < EVENT_PAGE:
+                break
+            page = await run_in_threadpool(rooms.events_after, code, page[-1].id, EVENT_PAGE)
         newest = max(sent, default=cursor)
         while True:
             try:
@@ -72,7 +75,34 @@ async def stream(
         broker.unsubscribe(sub)
 
 
-@router.get("/rooms/{code}/events", response_class=EventSourceResponse)
+EVENTS_DOC: dict[int | str, dict[str, Any]] = {
+    200: {
+        "description": "`text/event-stream`: `event: room|race|progress`, `id:` and JSON "
+        '`data` (progress: `{"player", "game", "moves", "foundation_cards", "status"}`; '
+        "race: the room's `race`). It stays open: reconnect with `Last-Event-ID`.",
+        "content": {"text/event-stream": {"schema": {"type": "string"}}},
+    },
+    404: {
+        "description": "No room with that code (a page: this route is not under /api).",
+        "content": {"text/html": {"schema": {"type": "string"}}},
+    },
+    422: {
+        "description": "A malformed `after` or `view` (a page, as the 404).",
+        "content": {"text/html": {"schema": {"type": "string"}}},
+    },
+    503: {
+        "description": "The database is unavailable: try again after `Retry-After` seconds.",
+        "content": {"text/html": {"schema": {"type": "string"}}},
+    },
+}
+
+
+@router.get(
+    "/rooms/{code}/events",
+    response_class=EventSourceResponse,
+    responses=EVENTS_DOC,
+    tags=["rooms"],
+)
 async def room_events(
     request: Request,
     code: str,
@@ -86,12 +116,17 @@ async def room_events(
     render: Render = json_data
     if view in ("html", "board"):
         render = html_events(request, rooms, room, on_board=view == "board")
+    cursor = _cursor(last_event_id, after)
+    if cursor is None:
+        # "Now" is fixed before the headers go out: a client that acts once its stream is
+        # open sees its own event, however late the stream's first read runs.
+        cursor = await run_in_threadpool(rooms.last_event_id, room.code)
     return EventSourceResponse(
         stream(
             rooms,
             request.app.state.broker,
             room.code,
-            _cursor(last_event_id, after),
+            cursor,
             render,
         ),
         ping=PING_S,

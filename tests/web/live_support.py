@@ -78,6 +78,16 @@ def uvicorn_server(database_url: str, log: Path, **env: str) -> Iterator[str]:
             proc.wait(5)
 
 
+OPENED: list[SSEReader | Api] = []  # closed after each test (tests/web/conftest.py)
+
+
+def close_opened() -> None:
+    """Closes every client a test opened, also when it failed half-way: a socket left to the
+    garbage collector fails whichever test runs next (warnings are errors)."""
+    while OPENED:
+        OPENED.pop().close()
+
+
 @dataclass(frozen=True)
 class Received:
     id: int
@@ -99,6 +109,7 @@ class SSEReader:
         self._client = httpx.Client(timeout=httpx.Timeout(30.0, connect=5.0))
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, daemon=True)
+        OPENED.append(self)
         self._thread.start()
         assert self.opened.wait(10), "the stream did not open"
 
@@ -129,6 +140,8 @@ class SSEReader:
                     fields[name] = value
         except (httpx.HTTPError, RuntimeError, ValueError):
             self.opened.set()
+        finally:
+            self._client.close()
 
     def _data(self, fields: dict[str, str]) -> dict[str, Any]:
         if self.html:
@@ -144,7 +157,7 @@ class SSEReader:
         return data
 
     def take(self, count: int, timeout: float = 10.0) -> list[Received]:
-        out = []
+        out: list[Received] = []
         deadline = time.monotonic() + timeout
         while len(out) < count:
             left = deadline - time.monotonic()
@@ -173,6 +186,7 @@ class Api:
 
     def __init__(self, base: str, name: str | None = None) -> None:
         self.http = httpx.Client(base_url=base, timeout=10.0)
+        OPENED.append(self)
         answer = self.http.post("/api/players", json={"name": name} if name else {})
         assert answer.status_code == 201, answer.text
         self.player = answer.json()
