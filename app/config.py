@@ -111,6 +111,12 @@ class Settings(BaseSettings):
     # seconds of wall time: a slow search never holds up a move.
     solver_workers: int = Field(default=1, ge=1, le=16)
     hint_seconds: float = Field(default=2.0, gt=0, le=60)
+    # When a game ends, its deal is judged (deal_winnable) in the same worker processes within
+    # this many seconds; 0 turns it off.
+    solver_judge_seconds: float = Field(default=3.0, ge=0, le=60)
+    # Judging waits for a quiet moment: it is skipped while an app process uses more than this
+    # share of a core (measured over the last two seconds); 0 judges however busy it is.
+    solver_judge_busy_share: float = Field(default=0.25, ge=0, le=64)
 
     # Rooms and races (app/services/rooms.py).
     race_countdown_s: float = Field(default=3.0, ge=0, le=60)
@@ -119,6 +125,9 @@ class Settings(BaseSettings):
     room_idle_s: float = Field(default=1800.0, gt=0)  # an open room unused this long closes
     race_forfeit_s: float = Field(default=300.0, gt=0)  # a racer silent this long forfeits
     room_sweep_s: float = Field(default=15.0, gt=0)  # how often each process looks for both
+    # Events older than this are deleted by the sweep: a client away for longer reloads the
+    # room page (which shows the room as it is now) rather than replaying a day of moves.
+    event_retention_s: float = Field(default=86_400.0, ge=60)
 
     @model_validator(mode="after")
     def _no_development_secrets_in_production(self) -> Settings:

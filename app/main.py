@@ -22,6 +22,8 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 from app.config import PROJECT_DIR, Settings, get_settings
 from app.db.broker import make_broker
+from app.db.faults import is_unavailable, summary
+from app.db.game_rows import MoveStore
 from app.db.session import Limits, make_engine, make_sessionmaker
 from app.metrics import process_exited
 from app.services.deals import Deals
@@ -31,12 +33,13 @@ from app.services.players import Players
 from app.services.rooms import Limits as RoomLimits
 from app.services.rooms import Rooms
 from app.services.solver import Solver, SolverPool
-from app.web import docs, errors, faults, observe
+from app.web import docs, errors, faults, observe, schemas
 from app.web.csrf import CSRFMiddleware
 from app.web.headers import HeadAsGet, SecurityHeaders
 from app.web.limits import Admission, SizeLimits
 from app.web.ratelimit import RateLimits
 from app.web.router import router
+from app.web.templating import templates
 
 log = logging.getLogger(__name__)
 SESSION_COOKIE = "ph_session"
@@ -64,8 +67,11 @@ async def _sweep_rooms(rooms: Rooms, every_s: float) -> None:
         await asyncio.sleep(every_s)
         try:
             await to_thread.run_sync(rooms.sweep)
-        except Exception:  # the database is away: the next round tries again
-            log.exception("sweeping rooms failed")
+        except Exception as exc:
+            if not is_unavailable(exc):
+                log.exception("sweeping rooms failed")
+            else:  # the database is away: one line, and the next round tries again
+                log.warning("sweeping rooms failed, database unavailable: %s", summary(exc))
 
 
 def create_app(settings: Settings | None = None) -> FastAPI:
@@ -95,13 +101,15 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         gc.set_threshold(50_000, 50, 1000)
         await broker.start()
         sweeper = asyncio.create_task(_sweep_rooms(app.state.rooms, settings.room_sweep_s))
+        app.state.solver.loop = asyncio.get_running_loop()  # deals judged when games end
         yield
         sweeper.cancel()
         with contextlib.suppress(asyncio.CancelledError):
             await sweeper
         await broker.stop()
+        app.state.solver.loop = None
         engine.dispose()
-        app.state.games.close()
+        move_store.close()
         app.state.solver.pool.close()
         process_exited(os.getpid())
 
@@ -116,13 +124,21 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         redoc_url=None,
     )
     app.state.settings = settings
+    # Templates are read once, except while developing: checking each template file's time on
+    # every render is a system call per fragment on the move path.
+    templates.env.auto_reload = settings.app_env == "development"
     app.state.engine = engine
     app.state.sessions = sessions
+    # The move path's own connections (PostgreSQL), passed to the one service that uses them.
+    move_store = MoveStore.open(engine)
+    app.state.move_store = move_store
     app.state.games = Games(
         sessions,
         settings.deal_key_bytes,
         max_moves=settings.max_moves_per_game,
         idle_cap_ms=int(settings.idle_cap_seconds * 1000),
+        store=move_store,
+        answer_json=schemas.answer_text,
     )
     app.state.players = Players(sessions)
     app.state.solver = Solver(
@@ -131,7 +147,10 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         app.state.games,
         SolverPool(settings.solver_workers),
         settings.hint_seconds,
+        settings.solver_judge_seconds,
+        judge_busy_share=settings.solver_judge_busy_share,
     )
+    app.state.games.ended = app.state.solver.game_ended
     # Events of rooms and races: published after each commit, streamed by app/web/live.py.
     broker = make_broker(engine)
     app.state.broker = broker
@@ -145,6 +164,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             rooms_per_player=settings.rooms_per_player,
             idle_s=settings.room_idle_s,
             forfeit_s=settings.race_forfeit_s,
+            event_retention_s=settings.event_retention_s,
         ),
         publish=broker.publish,
     )
@@ -160,8 +180,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     faults.install(app)
     observe.configure_logging(settings.json_logs)
     observe.count_pool(engine, "main")
-    if app.state.games.move_engine is not engine:
-        observe.count_pool(app.state.games.move_engine, "moves")
+    if not move_store.shared:
+        observe.count_pool(move_store.engine, "moves")
     app.include_router(router)
     app.include_router(docs.router)
     app.include_router(observe.router)

@@ -2,6 +2,15 @@
 
     .venv/bin/python bench/load.py                     # 100 players, 30 s (+5 s warm-up)
     .venv/bin/python bench/load.py --players 200 --duration 60 --think-ms 50
+    .venv/bin/python bench/load.py --browser           # the API path and the browser path
+
+With ``--browser`` the same paced players also play through the browser's path, and the two
+alternate on one server (``--rounds`` pairs of phases, each with its own warm-up and window;
+the first path of a pair alternates too): a browser player reads the board page for its CSRF
+token and its session cookie, starts a game with the form (``POST /games``, 303), reads the
+board, and posts each move as the board's form does, with ``HX-Request``, reading the version
+and the legal moves back from the fragment's ``game-status`` element. The report puts both
+paths' moves/s and latencies side by side.
 
 It starts uvicorn itself (``--factory app.main:create_app``, 2 workers by default) on 127.0.0.1
 and a free port, against a freshly created PostgreSQL database brought up to date with
@@ -34,9 +43,11 @@ import json
 import math
 import os
 import random
+import re
 import resource
 import signal
 import socket
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -45,6 +56,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlencode
 
 from common import (
     HOST,
@@ -76,6 +88,8 @@ class Connection:
         self.reader: asyncio.StreamReader | None = None
         self.writer: asyncio.StreamWriter | None = None
         self.last_used = 0.0
+        self.cookies: dict[str, str] = {}  # what the server set (a browser's session)
+        self.location = ""  # the Location of the last answer (a browser follows its 303s)
 
     async def _connect(self) -> None:
         await self.close()
@@ -99,6 +113,7 @@ class Connection:
         token: str | None = None,
         headers: dict[str, str] | None = None,
         timeout: float | None = None,
+        form: dict[str, str] | None = None,
     ) -> tuple[int, bytes]:
         """One request on the kept-alive connection; ``timeout`` (seconds) bounds the wait
         for the answer (bench/faults.py), and a lost connection raises ConnectionLost."""
@@ -109,13 +124,19 @@ class Connection:
         assert self.reader is not None and self.writer is not None
         payload = b"" if body is None else json.dumps(body).encode()
         head = [f"{method} {path} HTTP/1.1", f"Host: {HOST}:{self.port}"]
-        if body is not None:
+        if form is not None:
+            payload = urlencode(form).encode()
+            content = "application/x-www-form-urlencoded"
+            head += [f"Content-Type: {content}", f"Content-Length: {len(payload)}"]
+        elif body is not None:
             head += ["Content-Type: application/json", f"Content-Length: {len(payload)}"]
         elif method == "POST":
             head.append("Content-Length: 0")
         if token:
             head.append(f"Authorization: Bearer {token}")
         head += [f"{k}: {v}" for k, v in (headers or {}).items()]
+        if self.cookies:
+            head.append("Cookie: " + "; ".join(f"{k}={v}" for k, v in self.cookies.items()))
         self.writer.write(("\r\n".join(head) + "\r\n\r\n").encode() + payload)
         try:
             status, data, keep = await asyncio.wait_for(self._response(), timeout)
@@ -137,6 +158,11 @@ class Connection:
             name, _, value = line.partition(":")
             if name:
                 headers[name.strip().lower()] = value.strip()
+                if name.strip().lower() == "set-cookie":
+                    cookie, _, _ = value.strip().partition(";")
+                    key, _, kept = cookie.partition("=")
+                    self.cookies[key] = kept
+        self.location = headers.get("location", "")
         if "content-length" in headers:
             data = await self.reader.readexactly(int(headers["content-length"]))
         elif headers.get("transfer-encoding", "").lower() == "chunked":
@@ -220,7 +246,8 @@ async def play(run: Run, token: str, seed: int, arrive_after: float = 0.0) -> No
             while game["status"] == "playing" and not run.stop.is_set():
                 if run.think:
                     await asyncio.sleep(run.think * rng.uniform(0.5, 1.5))
-                if game["moves"] >= run.max_moves:
+                # No legal move left, only an undo (contract v2): end the game.
+                if game["moves"] >= run.max_moves or not game["legal_moves"]:
                     path = f"/api/games/{game['id']}/resign"
                     status, answer = await run.call(conn, "resign", "POST", path, None, token)
                     if status == 200:
@@ -242,6 +269,117 @@ async def play(run: Run, token: str, seed: int, arrive_after: float = 0.0) -> No
                 game = answer
             if game["status"] != "playing":
                 run.games_ended[f"{game['game']} {game['status']}"] += 1
+    finally:
+        await conn.close()
+
+
+# What a browser player reads back: the CSRF token of its session (any page), and the board's
+# status element (the whole page, and every fragment a move or a refusal answers with).
+CSRF_TOKEN = re.compile(r'name="csrftoken" value="([^"]+)"')
+GAME_STATUS = re.compile(
+    r'id="game-status" class="status (?P<status>[a-z]+)" data-game="(?P<game>[^"]+)" '
+    r'data-version="(?P<version>[0-9]+)" data-legal="(?P<legal>[^"]*)"'
+)
+
+
+def _legal(text: str) -> list[dict[str, Any]]:
+    """The status element's legal moves (``t3-f1 t2-t7/3 stock-waste``) as the API lists them."""
+    out = []
+    for notation in text.split():
+        source, _, rest = notation.partition("-")
+        target, _, count = rest.partition("/")
+        out.append({"from": source, "to": target, "count": int(count or 1)})
+    return out
+
+
+@dataclass
+class Board:
+    """A browser player's game as its page shows it."""
+
+    id: str
+    status: str
+    version: int
+    legal: list[dict[str, Any]]
+    moves: int = 0
+
+    @classmethod
+    def read(cls, html: bytes, moves: int = 0) -> Board | None:
+        found = GAME_STATUS.search(html.decode("utf-8", "replace"))
+        if found is None:
+            return None
+        return cls(
+            found["game"], found["status"], int(found["version"]), _legal(found["legal"]), moves
+        )
+
+
+async def play_browser(run: Run, seed: int, arrive_after: float = 0.0) -> None:
+    """One player in a browser: session cookie, the page's CSRF token, HTMX fragments."""
+    rng = random.Random(seed)
+    conn = Connection(run.port)
+    await asyncio.sleep(arrive_after)
+
+    async def call(
+        kind: str, method: str, path: str, form: dict[str, str] | None = None
+    ) -> tuple[int, bytes]:
+        started = time.perf_counter()
+        headers = {"Sec-Fetch-Site": "same-origin"}
+        if form is not None:
+            headers.update({"HX-Request": "true", "X-CSRFToken": token})
+        try:
+            status, data = await conn.request(method, path, headers=headers, form=form)
+        except (ConnectionLost, OSError) as exc:
+            run.samples.append(Sample(kind, 0, started, time.perf_counter() - started))
+            run.errors.append(f"{kind} {path}: {exc}")
+            return 0, b""
+        run.samples.append(Sample(kind, status, started, time.perf_counter() - started))
+        if status >= 400 and status not in (409, 422) and len(run.errors) < 50:
+            run.errors.append(f"{kind} {path}: {status} {data[:300]!r}")
+        return status, data
+
+    token = ""
+    try:
+        status, page = await call("read", "GET", "/account")
+        found = CSRF_TOKEN.search(page.decode("utf-8", "replace"))
+        if found is None:
+            run.errors.append(f"no CSRF token on /account ({status})")
+            return
+        token = found.group(1)
+        while not run.stop.is_set():
+            slug = rng.choice(GAMES)
+            # The form's post: a 303 to the new board, which the browser then loads.
+            status, _ = await call("start", "POST", "/games", {"game": slug})
+            if status != 303 or not conn.location.startswith("/games/"):
+                await asyncio.sleep(0.5)
+                continue
+            run.games_started[slug] += 1
+            status, page = await call("read", "GET", conn.location)
+            board = Board.read(page) if status == 200 else None
+            while board is not None and board.status == "playing" and not run.stop.is_set():
+                if run.think:
+                    await asyncio.sleep(run.think * rng.uniform(0.5, 1.5))
+                path = f"/games/{board.id}"
+                version = str(board.version)
+                if board.moves >= run.max_moves or not board.legal:  # (no move: only undo)
+                    status, data = await call(
+                        "resign", "POST", path + "/resign", {"version": version}
+                    )
+                    board = Board.read(data, board.moves) if status == 200 else None
+                    break
+                move = choose(board.legal, rng)
+                form = {"from": move["from"], "to": move["to"], "count": str(move["count"])}
+                status, data = await call(
+                    "move", "POST", path + "/moves", {**form, "version": version}
+                )
+                # A refusal answers with the whole current board: carry on from it.
+                after = Board.read(data, board.moves + (status == 200))
+                if after is None:
+                    status, page = await call("read", "GET", path)
+                    after = Board.read(page, board.moves) if status == 200 else None
+                    if after is None:
+                        await asyncio.sleep(0.5)
+                board = after
+            if board is not None and board.status != "playing":
+                run.games_ended[f"{slug} {board.status}"] += 1
     finally:
         await conn.close()
 
@@ -571,12 +709,65 @@ def print_report(args: argparse.Namespace, facts: dict[str, str], result: dict[s
     print(f"5xx {result['server_errors']}, lost connections {result['connection_errors']}")
 
 
+def print_comparison(
+    args: argparse.Namespace, facts: dict[str, str], phases: list[dict[str, Any]]
+) -> None:
+    """The API path and the browser path side by side, phase by phase, then their medians."""
+    print(f"\n== Patience Hall HTTP load, API and browser paths: {args.players} players ==")
+    print("machine: " + ", ".join(f"{k} {v}" for k, v in facts.items()))
+    print(
+        f"each phase: {args.warmup} s warm-up, {args.duration} s window; "
+        f"think {args.think_ms} ms ±50%"
+    )
+    print("\n| Round | Path | Moves/s | p50 ms | p95 ms | p99 ms | max ms | server CPU/move ms "
+          "| busy | 5xx | other answers |")  # fmt: skip
+    print("| ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |")
+    for p in phases:
+        lat, cpu = p["move_latency_ms"], p["cpu"]
+        others = {
+            k: v
+            for k, v in p["answers_whole_run"].items()
+            if not k.endswith((" 200", " 201", " 303"))
+        }
+        print(
+            f"| {p['round']} | {p['path']} | {p['moves_per_s']} | {lat['p50']} | {lat['p95']} "
+            f"| {lat['p99']} | {lat['max']} | {cpu['uvicorn CPU per move (ms)']} "
+            f"| {cpu['machine busy (cores)']} | {p['server_errors']} | {others or '-'} |"
+        )
+    medians: dict[str, dict[str, float]] = {}
+    for path in ("api", "browser"):
+        mine = [p for p in phases if p["path"] == path]
+        if not mine:  # --only
+            return
+        medians[path] = {
+            "moves_per_s": statistics.median(p["moves_per_s"] for p in mine),
+            "p50": statistics.median(p["move_latency_ms"]["p50"] for p in mine),
+            "p99": statistics.median(p["move_latency_ms"]["p99"] for p in mine),
+        }
+    api, browser = medians["api"], medians["browser"]
+    ratio = browser["moves_per_s"] / api["moves_per_s"] if api["moves_per_s"] else math.nan
+    print(
+        f"\nmedians: API {api['moves_per_s']:.1f} moves/s (p50 {api['p50']:.2f}, p99 "
+        f"{api['p99']:.2f} ms); browser {browser['moves_per_s']:.1f} moves/s (p50 "
+        f"{browser['p50']:.2f}, p99 {browser['p99']:.2f} ms); browser/API moves/s {ratio:.2f}"
+    )
+
+
 # -- main ------------------------------------------------------------------------------------------
 
 
-async def benchmark(args: argparse.Namespace, port: int, server_pid: int) -> dict[str, Any]:
+async def benchmark(
+    args: argparse.Namespace,
+    port: int,
+    server_pid: int,
+    path: str = "api",
+    tokens: list[str] | None = None,
+) -> dict[str, Any]:
+    """One measured phase: ``--players`` players on the API (``tokens``: players made before)
+    or in browsers (each makes itself with its first game, as a visitor does)."""
     database = local_postgres(args.database_url, "benchmark").database
-    tokens = await make_players(port, args.players)
+    if path == "api" and tokens is None:
+        tokens = await make_players(port, args.players)
     run = Run(port=port, think=args.think_ms / 1000, max_moves=args.max_moves)
     # The load generator's own collector pauses (measured: 124 young collections, one full one
     # of 28 ms in a 35 s run) would be added to every request in flight at that moment. A run is
@@ -589,12 +780,14 @@ async def benchmark(args: argparse.Namespace, port: int, server_pid: int) -> dic
     # largely by whichever worker wakes first (70 % / 30 % measured), which then serves them for
     # the whole run (keep-alive).
     spread = args.warmup / 2 if args.arrival == "spread" else 0.0
-    tasks = [
-        asyncio.create_task(
-            play(run, token, args.seed * 100_003 + i, spread * i / max(1, len(tokens)))
-        )
-        for i, token in enumerate(tokens)
-    ]
+    seeds = [args.seed * 100_003 + i for i in range(args.players)]
+    delays = [spread * i / args.players for i in range(args.players)]
+    if path == "api":
+        assert tokens is not None
+        players = [play(run, t, seeds[i], delays[i]) for i, t in enumerate(tokens)]
+    else:
+        players = [play_browser(run, seeds[i], delays[i]) for i in range(args.players)]
+    tasks = [asyncio.create_task(p) for p in players]
     try:
         await asyncio.sleep(args.warmup)
         pg_before = await asyncio.to_thread(pg_counters, args.database_url)
@@ -654,6 +847,15 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         help="players connect over the first half of the warm-up, or all at once",
     )
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument(
+        "--browser",
+        action="store_true",
+        help="alternate phases of API players and browser players on one server",
+    )
+    parser.add_argument("--rounds", type=int, default=2, help="with --browser: pairs of phases")
+    parser.add_argument(
+        "--only", choices=("api", "browser"), help="with --browser: one path only (profiling)"
+    )
     parser.add_argument("--json", type=Path, help="also write the results here as JSON")
     args = parser.parse_args(argv)
     if not 1 <= args.players <= 2000 or not 0 < args.duration <= 600 or args.workers < 1:
@@ -688,7 +890,18 @@ def main(argv: list[str] | None = None) -> int:
 
         async def go() -> dict[str, Any]:
             await wait_until_up(port, server, log)
-            return await benchmark(args, port, server.pid)
+            if not args.browser:
+                return await benchmark(args, port, server.pid)
+            # Both paths on one server, alternating, so that a drift of the machine (a
+            # neighbour, the database growing) falls on both alike.
+            tokens = await make_players(port, args.players)
+            phases = []
+            for r in range(args.rounds):
+                order = ("api", "browser") if r % 2 == 0 else ("browser", "api")
+                for path in [p for p in order if args.only in (None, p)]:
+                    phase = await benchmark(args, port, server.pid, path, tokens)
+                    phases.append({"path": path, "round": r + 1, **phase})
+            return {"phases": phases}
 
         with asyncio.Runner(loop_factory=loop_policy) as runner:
             result = runner.run(go())
@@ -699,13 +912,18 @@ def main(argv: list[str] | None = None) -> int:
         stop_server(server)
     result["machine"] = facts
     result["command"] = "python bench/load.py " + " ".join(sys.argv[1:] if argv is None else argv)
-    print_report(args, facts, result)
-    if result["client_errors_sample"]:
-        print("sample of errors:", *result["client_errors_sample"], sep="\n  ")
+    phases = result.get("phases", [result])
+    if args.browser:
+        print_comparison(args, facts, phases)
+    else:
+        print_report(args, facts, result)
+    for phase in phases:
+        if phase["client_errors_sample"]:
+            print("sample of errors:", *phase["client_errors_sample"], sep="\n  ")
     print(f"server log: {log}")
     if args.json:
         args.json.write_text(json.dumps(result, indent=2) + "\n")
-    failed = result["server_errors"] or result["connection_errors"]
+    failed = any(p["server_errors"] or p["connection_errors"] for p in phases)
     return 1 if failed else 0
 
 

@@ -81,7 +81,7 @@ def measure(rounds: int, warmup: int) -> dict[str, list[float]]:
                     if i >= warmup:
                         times[kind].append(took * 1000)
         app.state.engine.dispose()
-        app.state.games.close()
+        app.state.move_store.close()
     return times
 
 

@@ -34,8 +34,9 @@ import os
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from datetime import UTC, datetime, timedelta
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -200,7 +201,7 @@ def explain(url: str, pages: dict[str, str]) -> None:
         if statement.lstrip().upper().startswith("SELECT"):
             seen.append((statement, params))
 
-    calls = {
+    calls: dict[str, Callable[[], object]] = {
         "leaderboard all games, all time": lambda: boards.board(None, Period.ALL),
         "leaderboard corners, all time": lambda: boards.board("corners", Period.ALL),
         "leaderboard all games, 30 days": lambda: boards.board(None, Period.DAYS_30),
@@ -209,9 +210,9 @@ def explain(url: str, pages: dict[str, str]) -> None:
     for label, path in pages.items():
         parts = path.split("/")
         if path.startswith("/deal/"):
-            calls[label] = lambda g=parts[2], n=parts[3]: deals.summary(g, n)
+            calls[label] = partial(deals.summary, parts[2], parts[3])
         elif path.startswith("/players/"):
-            calls[label] = lambda name=parts[2]: player_record(sessions, name)
+            calls[label] = partial(player_record, sessions, parts[2])
     try:
         for label, call in calls.items():
             call()  # warm

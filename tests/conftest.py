@@ -13,17 +13,12 @@ from fastapi.testclient import TestClient
 from app.config import Settings
 from app.main import create_app
 from tests.databases import BACKENDS, database_url, migrate
+from tests.settings import suite_settings
+from tests.web.answers import check_answer
 from tests.web.hidden import HiddenCardGuard
 
-# The suite plays far faster than people: its limits are high enough never to be hit, yet
-# counted (tests/web/test_security.py checks the real ones on apps of their own).
-TEST_LIMITS = {
-    "rate_limit_signin": "100000/minute",
-    "rate_limit_new_players": "100000/minute",
-    "rate_limit_new_games": "100000/minute",
-    "rate_limit_moves": "100000/minute",
-    "rate_limit_address": "1000000/minute",
-}
+# own_postgres: a PostgreSQL server a test may stop and start (tests/own_postgres.py).
+pytest_plugins = ["tests.own_postgres"]
 
 
 def _worker() -> str:
@@ -44,16 +39,7 @@ def db_url(backend: str, tmp_path_factory: pytest.TempPathFactory) -> str:
 
 @pytest.fixture(scope="session")
 def settings(db_url: str) -> Settings:
-    # The functional tests step through replays and boards far faster than any person: the
-    # rate of expensive pages is tested on its own (tests/web/test_limits.py), and so are the
-    # rate limits (tests/web/test_security.py).
-    return Settings(
-        app_env="test",
-        database_url=db_url,
-        leaderboard_min_games=10,
-        expensive_share=1.0,
-        **TEST_LIMITS,
-    )
+    return suite_settings(db_url, leaderboard_min_games=10)
 
 
 @pytest.fixture(scope="session")
@@ -61,7 +47,7 @@ def app(settings: Settings) -> Iterator[FastAPI]:
     application = create_app(settings)
     yield application
     application.state.engine.dispose()
-    application.state.games.close()
+    application.state.move_store.close()
 
 
 @pytest.fixture()
@@ -73,7 +59,7 @@ def guard(app: FastAPI) -> HiddenCardGuard:
 def client(app: FastAPI, guard: HiddenCardGuard) -> Iterator[TestClient]:
     """A browser-like client (keeps cookies); every response passes the hidden-card check."""
     with TestClient(app, base_url="http://testserver") as c:
-        c.event_hooks["response"].append(guard.check)
+        c.event_hooks["response"] += [guard.check, check_answer]
         yield c
 
 
@@ -81,7 +67,7 @@ def client(app: FastAPI, guard: HiddenCardGuard) -> Iterator[TestClient]:
 def api(app: FastAPI, guard: HiddenCardGuard) -> Iterator[TestClient]:
     """An API client with a fresh player's bearer token."""
     with TestClient(app, base_url="http://testserver") as c:
-        c.event_hooks["response"].append(guard.check)
+        c.event_hooks["response"] += [guard.check, check_answer]
         created = c.post("/api/players", json={})
         assert created.status_code == 201, created.text
         c.headers["Authorization"] = f"Bearer {created.json()['token']}"

@@ -23,19 +23,22 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import threading
+from collections import deque
 from dataclasses import dataclass, field
 from typing import Any
 
 import psycopg
 from sqlalchemy import Engine, create_engine, func, select, text
 
+from app.db.faults import summary
 from app.db.models import Event
 
 log = logging.getLogger(__name__)
 
 CHANNEL = "ph_events"
 QUEUE_SIZE = 256  # events a subscriber may fall behind by before it is dropped
+RECENT_MOST = 4096  # delivered ids remembered against a second delivery
+RETRY_MOST = 10_000  # announced events kept to read again after a failed read
 
 
 @dataclass(frozen=True)
@@ -109,6 +112,8 @@ def last_event_id(engine: Engine) -> int:
 class InProcessBroker:
     """Publish and subscribe within one process; the base of the PostgreSQL broker too."""
 
+    coalesce_s = 0.0  # how long a wake-up waits for more announcements before reading
+
     def __init__(self, engine: Engine) -> None:
         self.engine = engine
         self.loop: asyncio.AbstractEventLoop | None = None
@@ -117,7 +122,8 @@ class InProcessBroker:
         self.last_id = 0  # the highest event id this process has dispatched
         self._pending: asyncio.Queue[list[int]] | None = None
         self._tasks: list[asyncio.Task[Any]] = []
-        self._lock = threading.Lock()
+        self._recent: set[int] = set()  # ids delivered lately, so none is delivered twice
+        self._recent_order: deque[int] = deque()
 
     # -- life -----------------------------------------------------------------------------
 
@@ -170,18 +176,30 @@ class InProcessBroker:
 
     async def _dispatch(self) -> None:
         assert self._pending is not None
+        retry: set[int] = set()  # announced events whose reading failed: read them again
         while True:
             ids = await self._pending.get()
+            if self.coalesce_s and self.rooms:
+                # Let the announcements of a busy moment gather: one read for many events
+                # instead of a round trip each (bench/RESULTS.md, live rooms).
+                await asyncio.sleep(self.coalesce_s)
             while not self._pending.empty():
                 ids.extend(self._pending.get_nowait())
             if not self.rooms:
                 self.last_id = max(self.last_id, *ids)
+                retry.clear()
                 continue
+            wanted = sorted(retry.union(ids))
             try:
-                rows = await self._read(sorted(set(ids)))
-            except Exception:  # the database is away: clients catch up when they reconnect
-                log.exception("reading events failed")
+                rows = await self._read(wanted)
+            except Exception as exc:
+                # The database is away. The rows are committed, so they are read again on the
+                # next wake-up (the LISTEN connection's reconnection makes one), not lost.
+                log.warning("reading events failed: %s", summary(exc))
+                retry = set(wanted[-RETRY_MOST:])
+                await asyncio.sleep(0.2)
                 continue
+            retry.clear()
             self.deliver(rows)
 
     async def _read(self, ids: list[int]) -> list[EventRow]:
@@ -189,6 +207,12 @@ class InProcessBroker:
 
     def deliver(self, rows: list[EventRow]) -> None:
         for row in rows:
+            if row.id in self._recent:  # read twice: by a catch-up and a retried read
+                continue
+            self._recent_order.append(row.id)
+            self._recent.add(row.id)
+            if len(self._recent_order) > RECENT_MOST:
+                self._recent.discard(self._recent_order.popleft())
             self.last_id = max(self.last_id, row.id)
             for sub in list(self.rooms.get(row.room, ())):
                 sub.offer(row)
@@ -197,6 +221,8 @@ class InProcessBroker:
 
 class PostgresBroker(InProcessBroker):
     """NOTIFY after commit, one LISTEN connection per process (see the module's docstring)."""
+
+    coalesce_s = 0.003
 
     def __init__(self, engine: Engine, retry_s: float = 0.5) -> None:
         super().__init__(engine)
@@ -233,6 +259,14 @@ class PostgresBroker(InProcessBroker):
             self._reader = None
 
     async def _read(self, ids: list[int]) -> list[EventRow]:
+        try:
+            return await self._read_once(ids)
+        except psycopg.OperationalError:
+            # A connection that died with a database restart looks open until it is used:
+            # once more on a fresh one (the next failure is the caller's).
+            return await self._read_once(ids)
+
+    async def _read_once(self, ids: list[int]) -> list[EventRow]:
         if self._reader is None or self._reader.closed:
             self._reader = await psycopg.AsyncConnection.connect(self.dsn, autocommit=True)
         try:
@@ -281,10 +315,12 @@ class PostgresBroker(InProcessBroker):
                         self.reconnects += 1
                         await self._catch_up()
                     first = False
+                    pending = self._pending
+                    assert pending is not None
                     async for note in conn.notifies():
-                        self._wake([int(note.payload)])
-            except (psycopg.OperationalError, psycopg.InterfaceError, ValueError):
-                log.warning("the LISTEN connection dropped; reconnecting")
+                        pending.put_nowait([int(note.payload)])  # on the loop: no self-pipe
+            except Exception as exc:  # whatever it was, listening must go on
+                log.warning("the LISTEN connection dropped (%s); reconnecting", summary(exc))
             finally:
                 self.listening.clear()
             await asyncio.sleep(self.retry_s)
@@ -294,9 +330,6 @@ class PostgresBroker(InProcessBroker):
             return
         rows = await asyncio.to_thread(read_events_after, self.engine, self.last_id)
         self.deliver(rows)
-
-
-Broker = InProcessBroker  # the interface; PostgresBroker is one of its two implementations
 
 
 def make_broker(engine: Engine) -> InProcessBroker:

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import select
 import weakref
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -77,7 +75,7 @@ def _postgres_options(pool_size: int, limits: Limits, **extra: Any) -> dict[str,
 
 
 def make_move_engine(engine: Engine) -> Engine:
-    """The connections that moves' transactions run on (app/services/game_rows.py).
+    """The connections that moves' transactions run on (app/db/game_rows.py).
 
     On PostgreSQL, a pool of its own, in autocommit, where the app prepares its statements
     itself and psycopg prepares none: psycopg deallocates *every* prepared statement of a
@@ -148,9 +146,3 @@ def _sqlite_transactions_take_the_write_lock(engine: Engine) -> None:
 
 def make_sessionmaker(engine: Engine) -> sessionmaker[Session]:
     return sessionmaker(engine, expire_on_commit=False)
-
-
-@contextmanager
-def transaction(factory: sessionmaker[Session]) -> Iterator[Session]:
-    with factory.begin() as session:
-        yield session

@@ -100,7 +100,13 @@ class Card:
 
     @property
     def label(self) -> str:
+        """How a player reads the card in a message, e.g. ``10♦``."""
         return label_of(self.face)
+
+    @property
+    def rank_label(self) -> str:
+        """The corner index drawn on the card: A 2 … 10 J Q K."""
+        return RANK_LABELS[self.rank - 1]
 
     @property
     def name(self) -> str:

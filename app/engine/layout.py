@@ -48,9 +48,6 @@ class Layout:
         if len(cells) != len(self.piles) or len(self.index) != len(self.piles):
             raise ValueError("two piles share an id or a cell")
 
-    def ids(self, kind: PileKind) -> tuple[str, ...]:
-        return tuple(p.id for p in self.piles if p.kind is kind)
-
     def indices(self, kind: PileKind) -> tuple[int, ...]:
         return tuple(i for i, p in enumerate(self.piles) if p.kind is kind)
 

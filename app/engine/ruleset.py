@@ -1,18 +1,20 @@
 """What every game shares: checking a move's shape, stepping, status and the public view.
 
-Each game subclasses ``Ruleset`` with its layout as data and three hooks: how it deals
-(``_layout_deal``), which moves are legal (``legal_moves``) and how one move plays out
-(``_play``, which raises ``IllegalMove`` with the reason in a player's words).
+Each game subclasses ``Ruleset`` with its facts and layout as data and three hooks: how it
+deals (``_layout_deal``), which moves are legal (``legal_moves``) and how one move plays out
+(``_play``, which raises ``IllegalMove`` with the reason in a player's words). README, "Adding a
+game", is the checklist.
 """
 
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from enum import StrEnum
 from typing import NoReturn
 
-from app.engine.cards import code_of, label_of
+from app.engine import assist, words
+from app.engine.cards import code_of
 from app.engine.deals import DEVELOPMENT_KEY, canonical_deck, check_deal_number, shuffled
 from app.engine.errors import IllegalMove, InvalidMove
 from app.engine.layout import Layout, PileKind
@@ -35,16 +37,18 @@ def fail(message: str) -> NoReturn:
     raise IllegalMove(message)
 
 
-def top_label(pile: Pile) -> str:
-    return label_of(pile[-1])
-
-
 class Ruleset(ABC):
     slug: str
     name: str
     decks: int
     layout: Layout
     max_redeals: int | None = None  # None: the game has no redeal at all
+    # The game's facts for the pages, in one home with its rules:
+    blurb: str  # one line on the home page: what the table looks like, what makes it different
+    table_note: str  # under the board: what the table shows that the cards alone do not say
+    runs_move: bool = False  # a run of several cards moves together (the board offers a count)
+    shows_base_rank: bool = False  # the board's facts show the base rank ("—" until chosen)
+    all_face_up: bool = False  # no card is ever hidden: looking a move ahead reveals nothing
 
     def __init__(self) -> None:
         self.cards = 52 * self.decks
@@ -155,13 +159,16 @@ class Ruleset(ABC):
     def on_foundations(self, state: State) -> int:
         return sum(len(state.piles[i]) for i in self.foundations)
 
-    def public_view(self, state: State) -> dict[str, PileView]:
-        """What a player may see of a game in play: face-down cards as None, the stock as a count.
+    def public_view(self, state: State, only: Collection[str] | None = None) -> dict[str, PileView]:
+        """What a player may see of a game in play: face-down cards as None, the stock as a count
+        (``only``: just those piles, for a fragment of the piles a move changed).
 
         This is the only view the web layer may render while a game is being played.
         """
         view: dict[str, PileView] = {}
         for pid, pile in zip(self.pile_ids, state.piles):
+            if only is not None and pid not in only:
+                continue
             if pid == "stock":
                 view[pid] = {"count": len(pile)}
             else:
@@ -174,6 +181,39 @@ class Ruleset(ABC):
             pid: [code_of(c if c >= 0 else ~c) for c in pile]
             for pid, pile in zip(self.pile_ids, state.piles)
         }
+
+    # -- what the interface may do for the player (app/engine/assist.py) -------------------
+
+    def deal_move(self, state: State) -> Move:
+        """The move the Deal button means now: a redeal when one is due, else a deal."""
+        return assist.deal_move(self, state)
+
+    def auto_move(self, state: State, legal: list[Move], keep: str = "") -> Move | None:
+        """The next card the auto-move preference sends up, or None (``keep``: a pile whose
+        top card stays, the one the player just placed)."""
+        return assist.auto_move(self, state, legal, keep)
+
+    def finish_moves(self, state: State, legal: list[Move]) -> list[Move] | None:
+        """The moves that win from here without a choice, or None."""
+        return assist.finish_moves(self, state, legal)
+
+    def dead_ends(self, state: State, legal: list[Move]) -> list[Move]:
+        """The legal moves after which no legal move is left, where looking reveals nothing."""
+        return assist.dead_ends(self, state, legal)
+
+    # -- moves in words (app/engine/words.py) ----------------------------------------------
+
+    def describe(self, step: Step) -> str:
+        """The step in a player's words, naming only cards face up after it."""
+        return words.describe_step(self, step)
+
+    def describe_undo(self, step: Step) -> str:
+        """An undo in a player's words (``step``: from the undone state to the restored one)."""
+        return words.describe_undo(self, step)
+
+    def replay_words(self, start: State, moves: list[str]) -> list[str]:
+        """A finished game's moves (notation) in words, from the deal ``start``."""
+        return words.replay_words(self, start, moves)
 
     # -- helpers for the games -----------------------------------------------------------
 

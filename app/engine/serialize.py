@@ -8,13 +8,12 @@ checked on the way back in so that a damaged row fails loudly instead of dealing
 
 from __future__ import annotations
 
-from app.engine.cards import SUITS, code_of
+from app.engine.cards import code_of
 from app.engine.errors import CorruptState, UnknownGame
 from app.engine.games import get_ruleset
 from app.engine.state import Pile, State
 
 FORMAT = "1"
-_LOWER = SUITS.lower()
 
 
 def dumps(state: State) -> str:

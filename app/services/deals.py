@@ -45,17 +45,6 @@ class FinishedGame:
     def replay_url(self) -> str | None:
         return f"/games/{self.id}/replay" if self.replayable else None
 
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "id": self.id,
-            "player": self.player,
-            "status": self.status,
-            "moves": self.moves,
-            "seconds": None if self.duration_ms is None else self.duration_ms / 1000,
-            "finished_at": self.finished_at.isoformat() if self.finished_at else None,
-            "replay": self.replay_url,
-        }
-
 
 @dataclass(frozen=True)
 class DealSummary:
@@ -85,25 +74,6 @@ class DealSummary:
     @property
     def win_rate(self) -> float | None:
         return self.won / self.played if self.played else None
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "game": self.rules.slug,
-            "deal": self.number,
-            "played": self.played,
-            "won": self.won,
-            "win_rate": self.win_rate,
-            "fewest_moves": self.fewest_moves.to_json() if self.fewest_moves else None,
-            "fastest": self.fastest.to_json() if self.fastest else None,
-            "finished": [g.to_json() for g in self.finished],
-            "daily": self.daily.isoformat() if self.daily else None,
-            "daily_results": (
-                None if self.daily_results is None else [g.to_json() for g in self.daily_results]
-            ),
-            "replays_open": self.replays_open,
-            "your_game": self.viewer_game,
-            **({"winnable": self.winnable, "solution": self.solution} if self.replays_open else {}),
-        }
 
 
 def parse_deal(slug: str, number: str | int) -> tuple[Ruleset, int]:

@@ -82,6 +82,12 @@ class UndoUnavailable(ServiceError):
     status, code = 409, "undo_unavailable"
 
 
+class NothingToFinish(ServiceError):
+    """Auto-finish asked for while some card left cannot go up without a choice."""
+
+    status, code = 409, "nothing_to_finish"
+
+
 class NameTaken(ServiceError):
     status, code = 409, "name_taken"
 

@@ -1,32 +1,47 @@
 """Games: start, read, move, undo, resign, and replaying the move log.
 
-Every change is one short transaction that locks the game row (``SELECT … FOR UPDATE`` on
-PostgreSQL, ``BEGIN IMMEDIATE`` on SQLite), checks the client's version, applies the move in the
-engine, writes the new state with ``version + 1`` and appends to the move log.
+Every change is one short transaction of the move store (app/db/game_rows.py) that locks the
+game row (``SELECT … FOR UPDATE`` on PostgreSQL, ``BEGIN IMMEDIATE`` on SQLite), checks the
+client's version, applies the move in the engine, writes the new state with ``version + 1`` and
+appends to the move log. Moves, undos and resigns share that one path.
+
+A browser action is one call: :meth:`Games.play` (the player's move, then the auto-move
+preference's cards, each an ordinary logged move), :meth:`Games.finish`, :meth:`Games.restart`.
 """
 
 from __future__ import annotations
 
-import json
 import logging
 import re
 import secrets
 import threading
 from collections import OrderedDict
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from contextlib import suppress
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, NamedTuple
 
-from sqlalchemy import Connection, Engine, insert, select
+from sqlalchemy import Connection, insert, select
 from sqlalchemy.orm import Session, sessionmaker
 
 from app.db.faults import OutcomeUnknown, is_disconnect, summary
+from app.db.game_rows import (
+    GAME,
+    MOVE_LOG,
+    SELECT_GAME,
+    SNAPSHOT,
+    FirstAnswer,
+    GameRow,
+    MoveStore,
+    MoveTransaction,
+    game_values,
+    move_values,
+)
 from app.db.models import Game, Player, as_utc
-from app.db.session import make_move_engine
 from app.engine import (
     MAX_DEAL,
+    RULES_VERSION,
     IllegalMove,
     InvalidDeal,
     InvalidMove,
@@ -53,29 +68,15 @@ from app.services.errors import (
     IllegalMoveError,
     InvalidRequest,
     NotFound,
+    NothingToFinish,
     RaceNotStarted,
+    ServiceError,
     StaleVersion,
     Unavailable,
     UndoUnavailable,
 )
-from app.services.game_rows import (
-    FIRST_RESPONSE,
-    GAME,
-    INSERT_MOVE,
-    LOCK_GAME,
-    MOVE_LOG,
-    SELECT_GAME,
-    SNAPSHOT,
-    UPDATE_GAME,
-    FirstAnswer,
-    GameRow,
-    Transactions,
-    game_values,
-    move_transactions,
-    move_values,
-)
 from app.services.players import new_id, now
-from app.services.verdicts import deal_winnable
+from app.services.verdicts import deal_solution, deal_winnable
 
 MAX_IDEMPOTENCY_KEY = 100
 DEFAULT_MAX_MOVES = 2000
@@ -90,29 +91,23 @@ logger = logging.getLogger("patience_hall.games")
 GAME_ID = re.compile(r"[A-Za-z0-9_-]{1,32}")
 
 
-def _save(db: Session, row: GameRow) -> None:
-    db.execute(UPDATE_GAME, game_values(row))
-
-
-def _log_action(
-    db: Session, row: GameRow, action: str, stamp: datetime, key: str | None, response: str | None
-) -> None:
-    db.execute(INSERT_MOVE, move_values(row, action, stamp, idempotency_key=key, response=response))
-
-
 def _check_key(key: str | None) -> None:
     if key is not None and not 1 <= len(key) <= MAX_IDEMPOTENCY_KEY:
         raise InvalidRequest(f"An Idempotency-Key has 1 to {MAX_IDEMPOTENCY_KEY} characters.")
 
 
-def _replay(first: FirstAnswer, action: str, notation: str | None, version: int | None) -> Any:
+def _replay(first: FirstAnswer, action: str, notation: str | None, version: int | None) -> str:
     """The first answer to a retried request, or IdempotencyKeyReused for another request."""
     if not first.same_request(action, notation, version) or first.response is None:
         raise IdempotencyKeyReused(
             "This Idempotency-Key was already used for a different request on this game; "
             "use a new key for a new request."
         )
-    return json.loads(first.response)
+    return first.response
+
+
+def _no_answers(view: GameView) -> str:
+    raise RuntimeError("Games.answer_json is not set: the app sets it (app/main.py)")
 
 
 @dataclass
@@ -147,59 +142,34 @@ class GameView:
         return self.record.status != Status.PLAYING
 
     @property
+    def stock_count(self) -> int:
+        """How many cards the stock holds (0 for a game without one): public at any time."""
+        rules = self.rules
+        return len(self.state.piles[rules.stock]) if rules.stock >= 0 else 0
+
+    def idle_ms(self) -> int:
+        """How long the game in play has waited since its last action (0 before the first
+        move, and once it is over)."""
+        if self.record.first_move_at is None or self.finished:
+            return 0
+        last = as_utc(self.record.updated_at)
+        assert last is not None
+        return max(0, int((now() - last).total_seconds() * 1000))
+
+    @property
     def shows_everything(self) -> bool:
         """Every card (face-down and stock included): finished, and the viewer may see it."""
         return self.finished and not self.masked
 
-    def piles(self) -> dict[str, Any]:
+    def piles(self, only: Collection[str] | None = None) -> dict[str, Any]:
+        """The piles as this viewer may see them (``only``: just those, while in play)."""
         if not self.shows_everything:
-            return dict(self.rules.public_view(self.state))
+            return dict(self.rules.public_view(self.state, only))
         full = self.rules.full_view(self.state)
         out: dict[str, Any] = {pid: {"cards": cards} for pid, cards in full.items()}
         if "stock" in out:
             out["stock"] = {"count": len(full["stock"]), "cards": full["stock"]}
         return out
-
-    def to_json(self) -> dict[str, Any]:
-        g, rules = self.record, self.rules
-        base = rules.base_rank(self.state)
-        data: dict[str, Any] = {
-            "id": g.id,
-            "game": g.game,
-            "deal": g.deal,
-            "rules": g.rules,
-            "rated": g.rated,
-            "player": {"id": g.player_id, "name": self.player_name},
-            "status": g.status,
-            "version": g.version,
-            "moves": g.moves,
-            "undos": g.undos,
-            "can_undo": g.can_undo and not self.finished,
-            "base_rank": None if base is None else "A23456789TJQK"[base - 1],
-            "redeals_left": rules.redeals_left(self.state),
-            "on_foundations": rules.on_foundations(self.state),
-            "cards": rules.cards,
-            "started_at": _iso(g.first_move_at),
-            "active_ms": g.active_ms,
-            "finished_at": _iso(g.finished_at),
-            "piles": self.piles(),
-            "legal_moves": [
-                {"from": m.source, "to": m.target, "count": m.count} for m in self.legal_moves
-            ],
-        }
-        if self.max_moves is not None:
-            data["max_moves"] = self.max_moves
-            if self.move_limit_reached:
-                data["ended_by"] = "move_limit"
-        if self.log is not None:
-            data["log"] = self.log
-        if self.finished:
-            data["deal_winnable"] = self.deal_winnable
-        return data
-
-
-def _iso(value: Any) -> str | None:
-    return None if value is None else value.isoformat()
 
 
 @dataclass(frozen=True)
@@ -213,7 +183,22 @@ class ReplayView:
 @dataclass
 class MoveOutcome:
     view: GameView
-    replayed: dict[str, Any] | None = None  # the stored first answer to a retried request
+    replayed: str | None = None  # the stored first answer (JSON) to a retried request
+
+
+@dataclass
+class Played:
+    """What one browser action did: the board after it and each step it took, in order (the
+    player's move first, then the cards that went up by themselves)."""
+
+    view: GameView
+    steps: list[Step]
+
+    @property
+    def changed(self) -> tuple[str, ...]:
+        """The piles any of the steps changed, in the layout's order."""
+        touched = {pid for step in self.steps for pid in step.changed}
+        return tuple(pid for pid in self.view.rules.pile_ids if pid in touched)
 
 
 @dataclass
@@ -226,8 +211,8 @@ class Games:
     # Active time: each pause between two actions counts up to this long (IDLE_CAP_SECONDS).
     idle_cap_ms: int = 120_000
     _rng: secrets.SystemRandom = field(default_factory=secrets.SystemRandom)
-    move_engine: Engine = field(init=False)
-    move_transaction: Transactions = field(init=False)
+    # The move path's connections and transactions (app/db/game_rows.py), built by the app.
+    store: MoveStore = field(kw_only=True)
     # A finished game never changes: its replay states are kept, most recently used first.
     _replay_states: OrderedDict[tuple[str, int], State] = field(
         init=False, default_factory=OrderedDict
@@ -237,15 +222,13 @@ class Games:
     # Called with the ids of the events a change wrote, once its transaction has committed
     # (the broker of app/db/broker.py tells every process); only races' games write events.
     publish: Callable[[list[int]], None] = field(default=lambda ids: None)
-
-    def __post_init__(self) -> None:
-        self.move_engine = make_move_engine(self.sessions.kw["bind"])
-        self.move_transaction = move_transactions(self.move_engine)
-
-    def close(self) -> None:
-        """Closes the connections of the move path's own pool, if it has one."""
-        if self.move_engine is not self.sessions.kw["bind"]:
-            self.move_engine.dispose()
+    # Called with (game slug, deal number) once a game has ended and its transaction has
+    # committed: the solver judges the deal then (app/services/solver.py), off the move path.
+    ended: Callable[[str, int], None] = field(default=lambda game, deal: None)
+    # The API's JSON of a state (app/web/schemas.py), stored with an Idempotency-Key's log
+    # entry so that a retry gets the first answer as it was sent: the answer's shape belongs
+    # to the web layer, which the services do not import.
+    answer_json: Callable[[GameView], str] = field(default=_no_answers)
 
     # -- starting and reading ------------------------------------------------------------
 
@@ -291,6 +274,7 @@ class Games:
                 dumps(state),
                 _status(rules, state, legal, False),
                 stamp,
+                rules=RULES_VERSION,
                 rated=rated,
             )
             db.execute(insert(GAME).values(**vars(record)))
@@ -320,7 +304,7 @@ class Games:
     def get(self, game_id: str, viewer: str | None) -> GameView:
         """A game as ``viewer`` (None: nobody signed in) may see it: the same-deal rule."""
         with self.sessions() as db:
-            record, name = self._load(db, game_id, lock=False)
+            record, name = self._load(db, game_id)
             if viewer == record.player_id:
                 return self._view(db, record, name)
             related = same_deal.relation(db, viewer, record.game, record.deal)
@@ -339,10 +323,11 @@ class Games:
         self,
         game_id: str,
         player_id: str | None,
-        move: Move,
+        move: Move | None,
         version: int,
         idempotency_key: str | None = None,
     ) -> MoveOutcome:
+        """Plays one move (None: the Deal button's move, decided on the locked state)."""
         _check_key(idempotency_key)
         if not _plausible(game_id):
             raise NotFound("There is no game with that id.")
@@ -369,28 +354,92 @@ class Games:
                 "Send it again with the same Idempotency-Key: it will be applied once."
             ) from None
 
+    def play(
+        self, game_id: str, player_id: str | None, move: Move | None, version: int, *, auto: bool
+    ) -> Played:
+        """A browser's move: the player's ``move`` (None: the Deal button), then, with the
+        auto-move preference, every card that may go up by itself (``Ruleset.auto_move``),
+        each an ordinary logged move of its own (rules.md §0). Refusals of the player's move
+        raise as for :meth:`move`; an auto-move that another tab's move got ahead of just ends
+        the run: the answer shows the board as it is."""
+        first = self.move(game_id, player_id, move, version)
+        view = first.view
+        assert view.step is not None
+        played = Played(view, [view.step])
+        if not auto or view.finished:
+            return played
+        # The card the player just placed stays where they put it; a card dealt from the stock
+        # was not placed by choice, so it may go up.
+        keep = "" if view.step.move.source == "stock" else view.step.move.target
+        for _ in range(view.rules.cards):
+            if view.finished:
+                break
+            up = view.rules.auto_move(view.state, view.legal_moves, keep)
+            if up is None:
+                break
+            try:
+                view = self.move(game_id, player_id, up, view.record.version).view
+            except ServiceError:
+                break
+            assert view.step is not None
+            played.steps.append(view.step)
+            played.view = view
+        return played
+
+    def finish(self, game_id: str, player_id: str | None) -> Played:
+        """Auto-finish: when every card left can go up without a choice, they all go up, each
+        an ordinary logged move; NothingToFinish when that is not so."""
+        view = self.get(game_id, player_id)
+        self._check_owner(view.record, player_id)
+        plan = None if view.finished else view.rules.finish_moves(view.state, view.legal_moves)
+        if not plan:
+            raise NothingToFinish("Not every card left can go up by itself: play on.")
+        played = Played(view, [])
+        for up in plan:
+            played.view = self.move(game_id, player_id, up, played.view.record.version).view
+            assert played.view.step is not None
+            played.steps.append(played.view.step)
+        return played
+
+    def restart(self, game_id: str, player_id: str) -> GameView:
+        """The same deal from the start: the game in play is resigned (it counts as lost), then
+        a new game of the same deal begins (a chosen deal, so casual)."""
+        view = self.get(game_id, player_id)
+        self._check_owner(view.record, player_id)
+        if not view.finished:
+            with suppress(GameOver):  # it ended meanwhile (another tab): nothing to resign
+                self.resign(game_id, player_id)
+        return self.start(player_id, view.record.game, view.record.deal)
+
+    def _locked(
+        self, tx: MoveTransaction, game_id: str, player_id: str | None, key: str | None
+    ) -> tuple[GameRow, str, FirstAnswer | None]:
+        locked = tx.lock(game_id, key) if _plausible(game_id) else None
+        if locked is None:
+            raise NotFound("There is no game with that id.")
+        self._check_owner(locked.row, player_id)
+        return locked.row, locked.player_name, locked.first
+
     def _move_once(
         self,
         game_id: str,
         player_id: str | None,
-        move: Move,
+        move: Move | None,
         version: int,
         idempotency_key: str | None,
     ) -> MoveOutcome:
-        with self.move_transaction() as tx:
-            locked = tx.lock(game_id, idempotency_key)
-            if locked is None:
-                raise NotFound("There is no game with that id.")
-            record, name = locked.row, locked.player_name
-            self._check_owner(record, player_id)
-            if locked.first is not None:
-                replayed = _replay(locked.first, "move", str(move), version)
+        with self.store.transaction() as tx:
+            record, name, first = self._locked(tx, game_id, player_id, idempotency_key)
+            rules = get_ruleset(record.game)
+            state = loads(record.state)
+            if move is None:  # the Deal button: a redeal when one is due, else a deal
+                move = rules.deal_move(state)
+            if first is not None:
+                replayed = _replay(first, "move", str(move), version)
                 return MoveOutcome(self._view(tx.db, record, name), replayed)
             self._check_playable(record, version)
             if record.not_before is not None and now() < record.not_before:
                 raise RaceNotStarted("The race has not started yet: wait for the countdown.")
-            rules = get_ruleset(record.game)
-            state = loads(record.state)
             try:
                 step = rules.step(state, move)
             except IllegalMove as exc:
@@ -417,7 +466,7 @@ class Games:
             if view.finished:
                 view.log = [*self._log(tx.db, game_id), str(move)]
                 view.deal_winnable = deal_winnable(tx.db, record.game, record.deal)
-            response = json.dumps(view.to_json()) if idempotency_key else None
+            response = self.answer_json(view) if idempotency_key else None
             in_force = record.moves - record.undos  # each undo took back one move
             events: list[int] = []
             progress = None
@@ -447,6 +496,8 @@ class Games:
                 events.append(written)
         if events:
             self.publish(events)
+        if view.finished:
+            self.ended(record.game, record.deal)
         return MoveOutcome(view)
 
     def undo(
@@ -459,18 +510,16 @@ class Games:
         """Takes back the latest move (if it revealed nothing). With ``version``, only when it
         is the current version (else StaleVersion); with a key, once (retries replay)."""
         _check_key(idempotency_key)
-        with self.sessions.begin() as db:
-            record, name = self._load(db, game_id, lock=True)
-            self._check_owner(record, player_id)
-            first = self._first(db, game_id, idempotency_key)
+        with self.store.transaction() as tx:
+            record, name, first = self._locked(tx, game_id, player_id, idempotency_key)
             if first is not None:
                 replayed = _replay(first, "undo", None, version)
-                return MoveOutcome(self._view(db, record, name), replayed)
+                return MoveOutcome(self._view(tx.db, record, name), replayed)
             self._check_version(record, version)
             if record.status != Status.PLAYING:
                 raise UndoUnavailable("The game is over: there is nothing left to undo.")
             rules = get_ruleset(record.game)
-            active = self._active_entries(db, game_id)
+            active = self._active_entries(tx.db, game_id)
             if not active:
                 raise UndoUnavailable("There is no move to undo.")
             if active[-1].revealed:
@@ -479,7 +528,7 @@ class Games:
                 )
             kept = active[:-1]
             before = loads(record.state)
-            state = self._state_at(db, record, active, len(kept))
+            state = self._state_at(tx.db, record, active, len(kept))
             stamp = now()
             record.state = dumps(state)
             record.undos += 1
@@ -501,10 +550,9 @@ class Games:
                 max_moves=self.max_moves,
                 idle_cap_ms=self.idle_cap_ms,
             )
-            response = json.dumps(view.to_json()) if idempotency_key else None
-            _save(db, record)
-            _log_action(db, record, "undo", stamp, idempotency_key, response)
-            events = self._race_events(db, record, name, rules.on_foundations(state), stamp)
+            response = self.answer_json(view) if idempotency_key else None
+            events = self._race_events(tx.db, record, name, rules.on_foundations(state), stamp)
+            self._write(tx, record, "undo", stamp, idempotency_key, response)
         if events:
             self.publish(events)
         return MoveOutcome(view)
@@ -518,41 +566,48 @@ class Games:
     ) -> MoveOutcome:
         """Ends the game as lost; ``version`` and the key as for :meth:`undo`."""
         _check_key(idempotency_key)
-        with self.sessions.begin() as db:
-            record, name = self._load(db, game_id, lock=True)
-            self._check_owner(record, player_id)
-            first = self._first(db, game_id, idempotency_key)
+        with self.store.transaction() as tx:
+            record, name, first = self._locked(tx, game_id, player_id, idempotency_key)
             if first is not None:
                 replayed = _replay(first, "resign", None, version)
-                return MoveOutcome(self._view(db, record, name), replayed)
+                return MoveOutcome(self._view(tx.db, record, name), replayed)
             if record.status != Status.PLAYING:
                 raise GameOver("The game is already over.")
             self._check_version(record, version)
             stamp = now()
             self._tick(record, stamp)
             self._advance(record, Status.LOST, stamp)
-            stats.count_finished(db.connection(), record, stamp)
+            stats.count_finished(tx.db, record, stamp)
             on_foundations = get_ruleset(record.game).on_foundations(loads(record.state))
-            events = self._race_events(db, record, name, on_foundations, stamp)
-            _save(db, record)
-            view = self._view(db, record, name)
-            response = json.dumps(view.to_json()) if idempotency_key else None
-            _log_action(db, record, "resign", stamp, idempotency_key, response)
+            events = self._race_events(tx.db, record, name, on_foundations, stamp)
+            view = self._view(tx.db, record, name)
+            response = self.answer_json(view) if idempotency_key else None
+            self._write(tx, record, "resign", stamp, idempotency_key, response)
         if events:
             self.publish(events)
+        self.ended(record.game, record.deal)
         return MoveOutcome(view)
+
+    @staticmethod
+    def _write(
+        tx: MoveTransaction,
+        record: GameRow,
+        action: str,
+        stamp: datetime,
+        key: str | None,
+        response: str | None,
+    ) -> None:
+        """Saves an undo's or a resign's row and its log entry, and commits: the move's path."""
+        tx.write(
+            game_values(record),
+            move_values(record, action, stamp, idempotency_key=key, response=response),
+        )
 
     def replay_view(self, game_id: str, step: int | None, viewer: str | None) -> ReplayView:
         """A finished game at any step of its move log, every card shown: for its owner and
         for players who have finished a game of its deal (the same-deal rule)."""
         with self.sessions() as db:
-            record, name = self._load(db, game_id, lock=False)
-            related = same_deal.relation(db, viewer, record.game, record.deal)
-            same_deal.check_may_see(record.player_id, viewer, related)
-            if record.status == Status.PLAYING:
-                raise GameInPlay("A replay is available once the game is over.")
-            if not same_deal.sees_everything(record.player_id, viewer, related):
-                raise DealNotFinished()
+            record, name = self._finished_for(db, game_id, viewer, "A replay")
             entries = self._finished_entries(db, game_id)
             moves = [e.notation for e in entries]
             at = len(moves) if step is None else max(0, min(step, len(moves)))
@@ -565,12 +620,31 @@ class Games:
         )  # fmt: skip
         return ReplayView(view, moves, at, start)
 
+    def solution_view(self, game_id: str, step: int | None, viewer: str | None) -> ReplayView:
+        """The solver's winning line for a finished game's deal, as a replay from the deal:
+        shown to whoever may see that game's replay (its owner, and players who have finished
+        the deal: the same-deal rule), and only when the solver found the deal winnable."""
+        with self.sessions() as db:
+            record, name = self._finished_for(db, game_id, viewer, "The solver's solution")
+            moves = deal_solution(db, record.game, record.deal)
+        if not moves:
+            raise NotFound("The solver has no winning line for this deal.")
+        rules = get_ruleset(record.game)
+        start = rules.deal(record.deal, self.deal_key)
+        at = len(moves) if step is None else max(0, min(step, len(moves)))
+        state = rules.replay(start, [Move.parse(m) for m in moves[:at]])
+        view = GameView(
+            record, name, rules, state, [], moves, max_moves=self.max_moves,
+            idle_cap_ms=self.idle_cap_ms, deal_winnable=True,
+        )  # fmt: skip
+        return ReplayView(view, moves, at, start)
+
     # -- the move log ---------------------------------------------------------------------
 
     def replay(self, game_id: str) -> tuple[State, State]:
         """The stored state and the state rebuilt from the deal and the move log."""
         with self.sessions() as db:
-            record, _ = self._load(db, game_id, lock=False)
+            record, _ = self._load(db, game_id)
             rules = get_ruleset(record.game)
             moves = [Move.parse(n) for n, _ in self._active_moves(db, game_id)]
             return loads(record.state), rules.replay(rules.deal(record.deal, self.deal_key), moves)
@@ -579,15 +653,28 @@ class Games:
 
     @staticmethod
     def _race_events(
-        db: Session, record: GameRow, name: str, foundation_cards: int, stamp: datetime
+        db: Session | Connection, record: GameRow, name: str, foundation_cards: int, stamp: datetime
     ) -> list[int]:
         if record.race_id is None:
             return []
         return race_events.after_race_step(db, record, name, foundation_cards, stamp)
 
-    def _load(self, db: Session, game_id: str, *, lock: bool) -> tuple[GameRow, str]:
-        query = LOCK_GAME if lock else SELECT_GAME
-        row = db.execute(query, {"game_id": game_id}).first() if _plausible(game_id) else None
+    def _finished_for(
+        self, db: Session, game_id: str, viewer: str | None, what: str
+    ) -> tuple[GameRow, str]:
+        """A finished game that ``viewer`` may see with every card shown (its owner, or a
+        player who has finished its deal: the same-deal rule), or the refusal that says why."""
+        record, name = self._load(db, game_id)
+        related = same_deal.relation(db, viewer, record.game, record.deal)
+        same_deal.check_may_see(record.player_id, viewer, related)
+        if record.status == Status.PLAYING:
+            raise GameInPlay(f"{what} is available once the game is over.")
+        if not same_deal.sees_everything(record.player_id, viewer, related):
+            raise DealNotFinished()
+        return record, name
+
+    def _load(self, db: Session, game_id: str) -> tuple[GameRow, str]:
+        row = db.execute(SELECT_GAME, {"game_id": game_id}).first() if _plausible(game_id) else None
         if row is None:
             raise NotFound("There is no game with that id.")
         values = dict(row._mapping)
@@ -621,13 +708,6 @@ class Games:
     def _check_owner(record: GameRow, player_id: str | None) -> None:
         if player_id != record.player_id:
             raise Forbidden("This game belongs to another player.")
-
-    @staticmethod
-    def _first(db: Session, game_id: str, key: str | None) -> FirstAnswer | None:
-        if key is None:
-            return None
-        found = db.execute(FIRST_RESPONSE, {"game_id": game_id, "key": key}).first()
-        return None if found is None else FirstAnswer(found[0], found[1], found[2], found[3])
 
     @staticmethod
     def _check_version(record: GameRow, version: int | None) -> None:

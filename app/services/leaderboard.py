@@ -60,16 +60,6 @@ class Ranked:
     def win_rate(self) -> float:
         return self.won / self.played if self.played else 0.0
 
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "rank": self.rank,
-            "player": self.player,
-            "played": self.played,
-            "won": self.won,
-            "win_rate": round(self.win_rate, 6),
-            "wilson_lower_bound": round(self.wilson, 6),
-        }
-
 
 @dataclass(frozen=True)
 class Totals:
@@ -88,18 +78,6 @@ class Board:
     min_games: int
     rows: list[Ranked]
     totals: dict[str, Totals]  # per game slug, across all players
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "game": self.game,
-            "period": self.period.value,
-            "min_games": self.min_games,
-            "rows": [r.to_json() for r in self.rows],
-            "games": {
-                slug: {"played": t.played, "won": t.won, "win_rate": t.win_rate}
-                for slug, t in self.totals.items()
-            },
-        }
 
 
 def rank_rows(rows: list[tuple[str, int, int, float]]) -> list[Ranked]:
@@ -258,18 +236,6 @@ class GameRecord:
     def win_rate(self) -> float | None:
         return self.won / self.played if self.played else None
 
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "game": self.game,
-            "played": self.played,
-            "won": self.won,
-            "win_rate": self.win_rate,
-            "best_seconds": None if self.best_ms is None else self.best_ms / 1000,
-            "fewest_moves": self.fewest_moves,
-            "current_streak": self.current_streak,
-            "longest_streak": self.longest_streak,
-        }
-
 
 @dataclass(frozen=True)
 class CasualRecord:
@@ -278,9 +244,6 @@ class CasualRecord:
     game: str
     played: int
     won: int
-
-    def to_json(self) -> dict[str, Any]:
-        return {"game": self.game, "played": self.played, "won": self.won}
 
 
 @dataclass(frozen=True)
@@ -303,27 +266,6 @@ class PlayerRecord:
     games: list[GameRecord]  # rated games: every game slug in registry order, then ``all``
     recent: list[RecentGame]
     casual: list[CasualRecord] = field(default_factory=list)  # games with any casual game
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "player": self.name,
-            "games": [g.to_json() for g in self.games],
-            "casual": [c.to_json() for c in self.casual],
-            "recent": [
-                {
-                    "id": r.id,
-                    "game": r.game,
-                    "deal": r.deal,
-                    "rated": r.rated,
-                    "status": r.status,
-                    "moves": r.moves,
-                    "seconds": None if r.duration_ms is None else r.duration_ms / 1000,
-                    "started_at": r.when.isoformat() if r.when else None,
-                    "link": r.link,
-                }
-                for r in self.recent
-            ],
-        }
 
 
 def player_record(

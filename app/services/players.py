@@ -119,10 +119,6 @@ def find_by_name(db: Session, name: str) -> Player | None:
     return _find_by_name(db, name) if NAME_RULE.fullmatch(normal_name(name)) else None
 
 
-def get_player(db: Session, player_id: str) -> Player | None:
-    return db.get(Player, player_id)
-
-
 def rename(db: Session, player: Player, name: str) -> Player:
     name = check_name(name)
     other = _find_by_name(db, name)
@@ -239,10 +235,6 @@ class Players:
     def get(self, player_id: str) -> Player | None:
         with self.sessions() as db:
             return db.get(Player, player_id)
-
-    def by_name(self, name: str) -> Player | None:
-        with self.sessions() as db:
-            return find_by_name(db, name)
 
     def id_for_token(self, token: str) -> str | None:
         digest = hash_token(token)

@@ -13,16 +13,16 @@ racers finishing at once cannot both miss that the race is over.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from datetime import datetime
 from typing import Any, cast
 
 from sqlalchemy import Connection, Table, insert, select, update
 from sqlalchemy.orm import Session
 
+from app.db.game_rows import GameRow
 from app.db.models import Event, Game, Player, Race, Room
 from app.engine import Status, get_ruleset, loads
-from app.services.game_rows import GameRow
 
 EVENT = cast(Table, Event.__table__)
 ROOM_KINDS = ("room", "race", "progress")
@@ -60,17 +60,6 @@ class Standing:
     moves: int
     foundation_cards: int
     time_ms: int | None  # from the start of the race to the win
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "place": self.place,
-            "player": self.player,
-            "game": self.game,
-            "status": self.status,
-            "moves": self.moves,
-            "foundation_cards": self.foundation_cards,
-            "time_ms": self.time_ms,
-        }
 
 
 @dataclass(frozen=True)
@@ -136,7 +125,8 @@ def race_json(db: Session | Connection, race: Any, racers_now: list[Racer]) -> d
         "status": race.status,
         "finished_at": None if race.finished_at is None else race.finished_at.isoformat(),
         "games": {r.player: r.game for r in sorted(racers_now, key=lambda r: r.player)},
-        "standings": [s.to_json() for s in rank(racers_now, race.starts_at)],
+        # asdict: the fields in their order, as events have always carried them.
+        "standings": [asdict(s) for s in rank(racers_now, race.starts_at)],
     }
 
 

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 
 from sqlalchemy import select
 
+from app.db.game_rows import MoveStore
 from app.db.models import Game
 from app.db.session import make_engine, make_sessionmaker
 from app.engine import EngineError
@@ -26,11 +27,11 @@ class ReplayCheck:
 def open_games(database_url: str, deal_key: bytes) -> Iterator[Games]:
     """The game use cases over a database of their own, for operator commands."""
     engine = make_engine(database_url, pool_size=1)
-    games = Games(make_sessionmaker(engine), deal_key)
+    store = MoveStore.open(engine)
     try:
-        yield games
+        yield Games(make_sessionmaker(engine), deal_key, store=store)
     finally:
-        games.close()
+        store.close()
         engine.dispose()
 
 

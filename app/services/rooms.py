@@ -16,14 +16,15 @@ import secrets
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
-from typing import Any
+from typing import Any, cast
 
-from sqlalchemy import delete, distinct, func, insert, select, update
+from sqlalchemy import CursorResult, delete, distinct, func, insert, select, update
 from sqlalchemy.orm import Session, sessionmaker
 
 from app.db.broker import EventRow
+from app.db.game_rows import GAME, GameRow
 from app.db.models import Event, Game, Player, Race, Room, RoomMember
-from app.engine import UnknownGame, dumps, get_ruleset
+from app.engine import RULES_VERSION, UnknownGame, dumps, get_ruleset
 from app.services import race_events
 from app.services.errors import (
     InvalidRequest,
@@ -35,7 +36,6 @@ from app.services.errors import (
     ServiceError,
     TooManyRooms,
 )
-from app.services.game_rows import GAME, GameRow
 from app.services.games import Games, initial_status
 from app.services.players import new_id, now
 
@@ -47,6 +47,8 @@ CODE_RE = re.compile(f"[{CODE_ALPHABET}]{{{CODE_LENGTH}}}")
 OPEN, RACING, CLOSED = "open", "racing", "closed"
 PLAYING_WINDOW_S = 300  # "playing now": moved within the last five minutes
 PLAYING_CACHE_S = 15
+EVENT_PAGE = 500  # events read from the table at a time for a client catching up
+PRUNE_BATCH = 20_000  # events one sweep deletes at most (a sweep every 15 s: 80k a minute)
 
 
 def normalize_code(code: str) -> str | None:
@@ -68,6 +70,7 @@ class Limits:
     rooms_per_player: int = 3
     idle_s: float = 1800.0
     forfeit_s: float = 300.0
+    event_retention_s: float = 86_400.0
 
 
 @dataclass(frozen=True)
@@ -83,16 +86,6 @@ class RoomView:
     @property
     def url(self) -> str:
         return f"/rooms/{self.code}"
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "code": self.code,
-            "url": self.url,
-            "game": self.game,
-            "status": self.status,
-            "players": self.players,
-            "race": self.race,
-        }
 
     def is_member(self, player_id: str | None) -> bool:
         return any(p["id"] == player_id for p in self.players)
@@ -270,6 +263,7 @@ class Rooms:
                     dumps(state),
                     status,
                     stamp,
+                    rules=RULES_VERSION,
                     rated=False,  # a chosen deal: casual (README, Fair play)
                     race_id=race_id,
                     not_before=starts_at,
@@ -319,10 +313,28 @@ class Rooms:
                 if closed is not None:  # not closed meanwhile by another worker's sweep
                     ids.append(self._room_event(db, code, "closed", None, stamp))
         self.publish(ids)
+        self.prune_events(stamp - timedelta(seconds=self.limits.event_retention_s))
+
+    def prune_events(self, before: datetime, most: int = PRUNE_BATCH) -> int:
+        """Deletes up to ``most`` events written before ``before``; returns how many.
+
+        Event ids grow with time, so "older than" is "below the first id that is not": one
+        step along the primary key from the oldest row left (no index on the time, and no
+        scan of the table), and a bounded delete, so a sweep's transaction stays short
+        however far behind it is (the next sweep takes the next batch)."""
+        with self.sessions.begin() as db:
+            keep_from = db.scalar(
+                select(Event.id).where(Event.created_at >= before).order_by(Event.id).limit(1)
+            )
+            old = select(Event.id).order_by(Event.id).limit(most)
+            if keep_from is not None:
+                old = old.where(Event.id < keep_from)
+            gone = db.execute(delete(Event).where(Event.id.in_(old.scalar_subquery())))
+            return int(cast(CursorResult[Any], gone).rowcount or 0)
 
     # -- events -------------------------------------------------------------------------
 
-    def events_after(self, code: str, after: int, limit: int = 500) -> list[EventRow]:
+    def events_after(self, code: str, after: int, limit: int = EVENT_PAGE) -> list[EventRow]:
         with self.sessions() as db:
             rows = db.execute(
                 select(Event.id, Event.room_code, Event.kind, Event.data)

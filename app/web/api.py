@@ -3,17 +3,28 @@ reader who sends one is held to the same-deal rule (app/services/same_deal.py)."
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated
 
-from fastapi import APIRouter, Header, Request
-from fastapi.responses import JSONResponse
+from fastapi import APIRouter, Header, Path, Request
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt, StrictStr
 
 from app.engine import MAX_DEAL, Move
 from app.services.errors import InvalidRequest
-from app.services.games import GameView, MoveOutcome
+from app.services.games import MoveOutcome
 from app.web.deps import ApiPlayer, ApiViewer, DealsDep, GamesDep, PlayersDep, SolverDep
 from app.web.ratelimit import limit_player, limits_of
+from app.web.schemas import (
+    DealAnswer,
+    GameSlug,
+    GameState,
+    HintAnswer,
+    JSONBytes,
+    PlayerCreated,
+    answer,
+    deal_answer,
+    errors_of,
+    state_response,
+)
 
 router = APIRouter(prefix="/api", tags=["api"])
 
@@ -21,17 +32,29 @@ MAX_VERSION = 2**31 - 1  # the game.version column is a 32-bit integer
 
 
 class NewPlayer(BaseModel):
-    name: StrictStr | None = Field(default=None, max_length=64)
-
-
-class PlayerCreated(BaseModel):
-    id: str
-    name: str
-    token: str
+    name: StrictStr | None = Field(
+        default=None,
+        max_length=64,
+        description="3 to 24 letters, digits, `_` and `-`, unique whatever the case. "
+        "Compatibility forms (full-width letters) are accepted and stored normalized (NFKC).",
+        # The rule clients are told; the service checks it after NFKC normalization, so the
+        # model only bounds the length (a full-width name is longer in UTF-8, not in text).
+        json_schema_extra={"pattern": "^[A-Za-z0-9_-]{3,24}$"},
+    )
 
 
 class NewGame(BaseModel):
-    game: StrictStr = Field(max_length=64)
+    # The schema says what the handler refuses: a deal number and a winnable deal together.
+    model_config = ConfigDict(
+        json_schema_extra={
+            "not": {
+                "required": ["deal", "winnable"],
+                "properties": {"deal": {"type": "integer"}, "winnable": {"const": True}},
+            }
+        }
+    )
+
+    game: GameSlug
     deal: StrictInt | None = Field(
         default=None,
         ge=1,
@@ -59,10 +82,26 @@ class VersionRequest(BaseModel):
     version: StrictInt | None = Field(default=None, ge=0, le=MAX_VERSION)
 
 
-IdempotencyKey = Annotated[str | None, Header(alias="Idempotency-Key", max_length=100)]
+IdempotencyKey = Annotated[
+    str | None, Header(alias="Idempotency-Key", min_length=1, max_length=100)
+]
+# Any text: an id that names no game is 404 not_found (contract.md), not a malformed request.
+GameId = Annotated[str, Path(description="The game's id (22 URL-safe characters).")]
+REPLAYED = {
+    "Idempotent-Replayed": {
+        "description": "`true` when this is the stored first answer to a retried request "
+        "(same Idempotency-Key).",
+        "schema": {"type": "string"},
+    }
+}
+# A game state answer, and the refusals of routes that read or change one game.
+READ = errors_of(403, 404)
+CHANGE = errors_of(401, 403, 404, 409, 429)
 
 
-@router.post("/players", status_code=201, response_model=PlayerCreated)
+@router.post(
+    "/players", status_code=201, response_model=PlayerCreated, responses=errors_of(409, 429)
+)
 def create_player(
     request: Request, players: PlayersDep, body: NewPlayer | None = None
 ) -> PlayerCreated:
@@ -71,21 +110,12 @@ def create_player(
     return PlayerCreated(id=player.id, name=player.name, token=token)
 
 
-def state_response(view: GameView, status: int = 200) -> JSONResponse:
-    # A game state is plain JSON already: handing it straight to the response skips FastAPI's
-    # generic encoder, which costs more than the move itself.
-    return JSONResponse(view.to_json(), status_code=status)
-
-
-GAME_STATE: dict[int | str, dict[str, Any]] = {
-    200: {"description": "The game state (contract.md, Game state)."}
-}
-
-
-@router.post("/games", status_code=201, response_class=JSONResponse, responses=GAME_STATE)
+@router.post(
+    "/games", status_code=201, response_model=GameState, responses=errors_of(401, 404, 409, 429)
+)
 def start_game(
     request: Request, body: NewGame, player: ApiPlayer, games: GamesDep, solver: SolverDep
-) -> JSONResponse:
+) -> JSONBytes:
     limit_player(request, "games", player)
     if body.winnable:
         if body.deal is not None:
@@ -94,40 +124,38 @@ def start_game(
     return state_response(games.start(player, body.game, body.deal), 201)
 
 
-class HintAnswer(BaseModel):
-    move: dict[str, Any] | None = Field(description='{"from", "to", "count"}, or null')
-    outcome: str = Field(description="winnable, lost or unknown")
-    exact: bool = Field(description="true: nothing is hidden and the outcome is the solver's")
-    message: str
-    version: int = Field(description="the game version the hint is for")
-    hints_used: int
-    casual: bool = Field(description="a hinted game is casual from the first hint on")
-
-
-@router.get("/games/{game_id}/hint", response_model=HintAnswer)
-async def game_hint(game_id: str, player: ApiPlayer, solver: SolverDep) -> dict[str, Any]:
+@router.get(
+    "/games/{game_id}/hint", response_model=HintAnswer, responses=errors_of(401, 403, 404, 409)
+)
+async def game_hint(game_id: GameId, player: ApiPlayer, solver: SolverDep) -> JSONBytes:
     """A hint for the caller's own game in play (contract.md, Solver). Hints never use
     hidden cards; the game is casual from its first hint on."""
-    return await solver.hint(game_id, player)
+    return answer(HintAnswer.model_validate(await solver.hint(game_id, player)))
 
 
-@router.get("/games/{game_id}", response_class=JSONResponse, responses=GAME_STATE)
-def read_game(game_id: str, games: GamesDep, viewer: ApiViewer) -> JSONResponse:
+@router.get("/games/{game_id}", response_model=GameState, responses=errors_of(401, 403, 404))
+def read_game(game_id: GameId, games: GamesDep, viewer: ApiViewer) -> JSONBytes:
     """A game as the caller may see it: ``403 same_deal_in_play`` while the caller has an
     unfinished game of the same deal; a finished game's every card and move log only for its
     owner and for players who have finished a game of its deal."""
     return state_response(games.get(game_id, viewer))
 
 
-@router.post("/games/{game_id}/moves", response_class=JSONResponse, responses=GAME_STATE)
+@router.post(
+    "/games/{game_id}/moves",
+    response_model=GameState,
+    responses={200: {"headers": REPLAYED}, **CHANGE},
+)
 def play_move(
     request: Request,
-    game_id: str,
+    game_id: GameId,
     body: MoveRequest,
     player: ApiPlayer,
     games: GamesDep,
     idempotency_key: IdempotencyKey = None,
-) -> JSONResponse:
+) -> JSONBytes:
+    """Plays a move (contract.md, Moves): ``422 illegal_move`` says why a move is refused,
+    ``409 stale_version`` when ``version`` is not the current one."""
     limit_player(request, "moves", player)
     outcome = games.move(
         game_id, player, Move(body.from_, body.to, body.count), body.version, idempotency_key
@@ -135,21 +163,25 @@ def play_move(
     return outcome_response(outcome)
 
 
-def outcome_response(outcome: MoveOutcome) -> JSONResponse:
+def outcome_response(outcome: MoveOutcome) -> JSONBytes:
     if outcome.replayed is not None:
-        return JSONResponse(outcome.replayed, headers={"Idempotent-Replayed": "true"})
+        return JSONBytes(outcome.replayed, headers={"Idempotent-Replayed": "true"})
     return state_response(outcome.view)
 
 
-@router.post("/games/{game_id}/undo", response_class=JSONResponse, responses=GAME_STATE)
+@router.post(
+    "/games/{game_id}/undo",
+    response_model=GameState,
+    responses={200: {"headers": REPLAYED}, **CHANGE},
+)
 def undo(
     request: Request,
-    game_id: str,
+    game_id: GameId,
     player: ApiPlayer,
     games: GamesDep,
     body: VersionRequest | None = None,
     idempotency_key: IdempotencyKey = None,
-) -> JSONResponse:
+) -> JSONBytes:
     """Takes back the latest move; ``{"version": n}`` makes it conditional (409
     ``stale_version``), an ``Idempotency-Key`` makes a retry safe."""
     limit_player(request, "moves", player)
@@ -157,21 +189,32 @@ def undo(
     return outcome_response(games.undo(game_id, player, version, idempotency_key))
 
 
-@router.post("/games/{game_id}/resign", response_class=JSONResponse, responses=GAME_STATE)
+@router.post(
+    "/games/{game_id}/resign",
+    response_model=GameState,
+    responses={200: {"headers": REPLAYED}, **CHANGE},
+)
 def resign(
     request: Request,
-    game_id: str,
+    game_id: GameId,
     player: ApiPlayer,
     games: GamesDep,
     body: VersionRequest | None = None,
     idempotency_key: IdempotencyKey = None,
-) -> JSONResponse:
+) -> JSONBytes:
     """Ends the game as lost; ``version`` and ``Idempotency-Key`` as for undo."""
     limit_player(request, "moves", player)
     version = body.version if body else None
     return outcome_response(games.resign(game_id, player, version, idempotency_key))
 
 
-@router.get("/deals/{game}/{number}")
-def deal_summary(game: str, number: str, deals: DealsDep, viewer: ApiViewer) -> dict[str, Any]:
-    return deals.summary(game, number, viewer).to_json()
+@router.get("/deals/{game}/{number}", response_model=DealAnswer, responses=errors_of(401, 404))
+def deal_summary(
+    game: GameSlug,
+    number: Annotated[int, Path(ge=1, le=MAX_DEAL)],
+    deals: DealsDep,
+    viewer: ApiViewer,
+) -> JSONBytes:
+    """A deal's record: how everyone has fared on it (the same-deal rule decides whether the
+    finished games' replays and the solver's verdict are shown)."""
+    return answer(deal_answer(deals.summary(game, number, viewer)), exclude_unset=True)

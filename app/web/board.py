@@ -9,18 +9,13 @@ backs, so a fragment of a changed pile stays small.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import UTC, datetime
 from typing import Any
 
 from markupsafe import Markup
 
-from app.db.models import as_utc
-from app.engine import Fan, Move, PileKind, Ruleset, State, Step
-from app.engine.cards import RANK_LABELS, RANKS, SUIT_SYMBOLS, label_of, name_of, parse_code
+from app.engine import Card, Fan, PileKind, Ruleset
 from app.services.games import GameView
 
-# Games where a run of several cards moves together (rules.md §3, I3).
-RUN_GAMES = frozenset({"quadruple-interchange"})
 _KIND_NOUN = {
     PileKind.STOCK: "Stock",
     PileKind.WASTE: "Waste",
@@ -43,7 +38,8 @@ class CardView:
     def of(cls, code: str | None) -> CardView:
         if code is None:
             return cls(None)
-        return cls(code, code[1].lower(), RANK_LABELS[RANKS.index(code[0])], card_name(code))
+        card = Card.parse(code)
+        return cls(code, code[1].lower(), card.rank_label, card.name)
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,13 +51,21 @@ class PileView:
     shown: tuple[CardView, ...]  # what is drawn: every card if fanned, else the top card only
     count: int  # how many cards the pile holds
 
-    @property
-    def top(self) -> CardView | None:
-        return self.shown[-1] if self.shown else None
 
+@dataclass(frozen=True, slots=True)
+class GameHeader:
+    """What a page says about a game besides its piles and status: no card, no engine state."""
 
-def card_name(code: str) -> str:
-    return name_of(parse_code(code))
+    id: str
+    deal: int
+    player_name: str
+    rated: bool
+    status: str
+
+    @classmethod
+    def of(cls, view: GameView) -> GameHeader:
+        g = view.record
+        return cls(g.id, g.deal, view.player_name, g.rated, g.status)
 
 
 def pile_title(rules: Ruleset, pile_id: str) -> str:
@@ -73,7 +77,7 @@ def pile_title(rules: Ruleset, pile_id: str) -> str:
 
 
 def pile_views(view: GameView, only: tuple[str, ...] | None = None) -> list[PileView]:
-    piles: dict[str, Any] = view.piles()
+    piles: dict[str, Any] = view.piles(only)
     out = []
     for spec in view.rules.layout.piles:
         if only is not None and spec.id not in only:
@@ -164,23 +168,13 @@ def pile_choices(rules: Ruleset) -> list[tuple[str, str]]:
     return [(p.id, pile_title(rules, p.id)) for p in rules.layout.piles]
 
 
-def _idle_ms(view: GameView) -> int:
-    """How long the game in play has waited since its last action (0 before the first move)."""
-    g = view.record
-    if g.first_move_at is None or view.finished:
-        return 0
-    last = as_utc(g.updated_at)
-    assert last is not None
-    return max(0, int((datetime.now(UTC) - last).total_seconds() * 1000))
-
-
 def _elapsed_seconds(view: GameView) -> int:
     """The active time: the server's count up to the last action, plus the current pause up to
     the idle cap while the game is in play."""
     g = view.record
     if g.duration_ms is not None:
         return g.duration_ms // 1000
-    return (g.active_ms + min(_idle_ms(view), view.idle_cap_ms)) // 1000
+    return (g.active_ms + min(view.idle_ms(), view.idle_cap_ms)) // 1000
 
 
 def duration_words(seconds: int) -> str:
@@ -193,44 +187,6 @@ def clock_text(seconds: int) -> str:
     hours, rest = divmod(seconds, 3600)
     minutes, secs = divmod(rest, 60)
     return f"{hours}:{minutes:02d}:{secs:02d}" if hours else f"{minutes}:{secs:02d}"
-
-
-# Games with every card face up: looking one move ahead reveals nothing.
-OPEN_GAMES = frozenset({"castles-end"})
-
-
-def dead_ends(rules: Ruleset, state: State, legal: list[Move]) -> list[Move]:
-    """The base choices (Castle's End, rules.md §5 E1) after which no legal move is left, so the
-    board can warn before one is made. Only while the base is unchosen, and only in a game
-    whose cards are all face up."""
-    if rules.slug not in OPEN_GAMES or rules.base_rank(state) is not None:
-        return []
-    return [m for m in legal if not rules.legal_moves(rules.apply(state, m))]
-
-
-def finish_moves(rules: Ruleset, state: State, legal: list[Move]) -> list[Move] | None:
-    """The moves that finish the game when every card left can go up without a choice: no
-    card is hidden (face down or in the stock) and sending cards to the foundations, one after
-    another, wins. None when that is not so. Looked at only once nothing is hidden."""
-    if not legal or (rules.stock >= 0 and state.piles[rules.stock]):
-        return None
-    if any(c < 0 for pile in state.piles for c in pile):
-        return None
-    moves: list[Move] = []
-    for _ in range(rules.cards):
-        if rules.is_won(state):
-            return moves
-        up = [
-            m
-            for m in rules.legal_moves(state)
-            if rules.kind(rules.pile_index(m.target)) is PileKind.FOUNDATION
-            and rules.kind(rules.pile_index(m.source)) is not PileKind.FOUNDATION
-        ]
-        if not up:
-            return None
-        moves.append(up[0])
-        state = rules.apply(state, up[0])
-    return moves if rules.is_won(state) else None
 
 
 def status_context(view: GameView) -> dict[str, Any]:
@@ -248,17 +204,21 @@ def status_context(view: GameView) -> dict[str, Any]:
         ),
     ]
     if rules.stock >= 0:
-        facts.append(("Stock", str(len(state.piles[rules.stock])), len(str(rules.cards))))
+        facts.append(("Stock", str(view.stock_count), len(str(rules.cards))))
     if redeals is not None:
         facts.append(("Redeals left", str(redeals), 1))
-    if rules.slug in OPEN_GAMES or (base is not None and rules.slug != "quadruple-interchange"):
-        facts.append(("Base", "—" if base is None else RANK_LABELS[base - 1], 2))
+    if rules.shows_base_rank:
+        facts.append(("Base", "—" if base is None else Card(base, 0).rank_label, 2))
     elapsed = _elapsed_seconds(view)
     summary = None
     if view.finished:
         won = g.status == "won"
         moves = f"{g.moves} move{'s' * (g.moves != 1)}"
         summary = {
+            # The solver's verdict on the deal (None for masked views: a spoiler) and, for a
+            # winnable deal, its solution as a replay.
+            "winnable": view.deal_winnable,
+            "solution_path": f"/games/{g.id}/solution" if view.deal_winnable else None,
             "title": "You won!" if won else "Game over",
             "text": (
                 f"{moves} in {clock_text(elapsed)}."
@@ -269,8 +229,8 @@ def status_context(view: GameView) -> dict[str, Any]:
         }
     # No legal move left, yet the last step can be undone: the player decides (contract v2).
     stuck = not view.finished and not view.legal_moves
-    traps = [] if view.finished else dead_ends(rules, state, view.legal_moves)
-    finish = None if view.finished else finish_moves(rules, state, view.legal_moves)
+    traps = [] if view.finished else rules.dead_ends(state, view.legal_moves)
+    finish = None if view.finished else rules.finish_moves(state, view.legal_moves)
     return {
         "game_id": g.id,
         "slug": rules.slug,
@@ -294,7 +254,7 @@ def status_context(view: GameView) -> dict[str, Any]:
         # The client's clock goes on from the active time at the last action, for at most the
         # idle cap: the same count the server keeps.
         "active": g.active_ms // 1000,
-        "idle": _idle_ms(view) // 1000,
+        "idle": view.idle_ms() // 1000,
         "cap": view.idle_cap_ms // 1000,
         "cap_text": duration_words(view.idle_cap_ms // 1000),
         "elapsed_text": clock_text(elapsed),
@@ -303,114 +263,3 @@ def status_context(view: GameView) -> dict[str, Any]:
         "summary": summary,
         "share_path": f"/deal/{rules.slug}/{g.deal}",
     }
-
-
-# -- words for what just happened (the aria-live announcement) ---------------------------------
-
-
-def _cards_text(cards: tuple[int, ...]) -> str:
-    if len(cards) == 1:
-        return label_of(cards[0])
-    return f"{len(cards)} cards, {label_of(cards[0])} to {label_of(cards[-1])},"
-
-
-def describe_move(rules: Ruleset, step: Step) -> str:
-    """The step in a player's words: only cards that are face up after it are named."""
-    move, before, after = step.move, step.before, step.after
-    src, dst = rules.pile_index(move.source), rules.pile_index(move.target)
-    if move.source == "stock" and move.target == "waste":
-        text = f"Dealt {label_of(after.piles[dst][-1])} to the waste."
-    elif move.source == "waste" and move.target == "stock":
-        text = f"Turned the waste over: {move.count} cards are back in the stock."
-    else:
-        moved = after.piles[dst][-move.count :]
-        text = f"Moved {_cards_text(moved)} from {rules.pile_name(src)} to {rules.pile_name(dst)}."
-    notes = []
-    for pid in step.changed:
-        i = rules.pile_index(pid)
-        kind = rules.kind(i)
-        if kind not in (PileKind.TABLEAU, PileKind.RESERVE) or not after.piles[i]:
-            continue
-        top = after.piles[i][-1]
-        if top < 0:
-            continue
-        if i == src and len(before.piles[i]) == move.count:
-            notes.append(f"{rules.pile_name(i).capitalize()} was refilled with {label_of(top)}.")
-        elif i == src and before.piles[i][-move.count - 1] < 0:
-            notes.append(f"{label_of(top)} turned face up.")
-        elif i not in (src, dst):
-            notes.append(f"{rules.pile_name(i).capitalize()} was filled with {label_of(top)}.")
-    return " ".join([text, *notes])
-
-
-def describe_undo(rules: Ruleset, step: Step) -> str:
-    move, after = step.move, step.after
-    src = rules.pile_index(move.source)
-    back = after.piles[src][-move.count :]
-    verb = "is" if len(back) == 1 else "are"
-    return f"Took back a move: {_cards_text(back)} {verb} back on {rules.pile_name(src)}."
-
-
-def auto_move_candidate(rules: Ruleset, state: State, legal: list[Move], keep: str) -> Move | None:
-    """A card the auto-move preference may send to a foundation, or None.
-
-    Only a card with exactly one foundation to go to, and never to start an empty foundation
-    (base-rank and Ace choices are the player's, rules.md §2 Q1, §6 P6), never a card from a
-    foundation (Patriarchs' transfers), and never the card on ``keep``, the pile the player
-    just moved to: auto-move does not pull back what the player just placed.
-    """
-    targets: dict[str, list[Move]] = {}
-    for m in legal:
-        if m.count != 1 or m.source in (keep, "stock"):
-            continue
-        if rules.kind(rules.pile_index(m.target)) is not PileKind.FOUNDATION:
-            continue
-        if rules.kind(rules.pile_index(m.source)) is PileKind.FOUNDATION:
-            continue
-        targets.setdefault(m.source, []).append(m)
-    for moves in targets.values():
-        if len(moves) == 1 and state.piles[rules.pile_index(moves[0].target)]:
-            return moves[0]
-    return None
-
-
-# -- a replay's moves in a player's words -------------------------------------------------------
-
-
-def _suit_of(card: int) -> str:
-    return SUIT_SYMBOLS[(card if card >= 0 else ~card) // 13]
-
-
-def _foundation_words(rules: Ruleset, pile_id: str, card: int) -> str:
-    spec = rules.layout.piles[rules.layout.index[pile_id]]
-    return f"the {spec.label or _suit_of(card)} foundation"
-
-
-def move_words(rules: Ruleset, before: State, move: Move) -> str:
-    """One move of a finished game as a player says it: "7♦ to the ♦ foundation"."""
-    if move.source == "stock":
-        top = before.piles[rules.stock][-1]
-        return f"Dealt {label_of(top if top >= 0 else ~top)}"
-    if move.target == "stock":
-        return "Turned the waste over"
-    src, dst = rules.pile_index(move.source), rules.pile_index(move.target)
-    cards = [c if c >= 0 else ~c for c in before.piles[src][-move.count :]]
-    what = label_of(cards[0]) if len(cards) == 1 else f"{label_of(cards[0])}–{label_of(cards[-1])}"
-    if rules.kind(src) is PileKind.FOUNDATION:
-        what = f"{what} from {_foundation_words(rules, move.source, cards[0])}"
-    if rules.kind(dst) is PileKind.FOUNDATION:
-        return f"{what} to {_foundation_words(rules, move.target, cards[0])}"
-    onto = before.piles[dst]
-    if onto:
-        return f"{what} onto {label_of(onto[-1] if onto[-1] >= 0 else ~onto[-1])}"
-    return f"{what} to the empty {rules.pile_name(dst)}"
-
-
-def replay_words(rules: Ruleset, start: State, moves: list[str]) -> list[str]:
-    out = []
-    state = start
-    for text in moves:
-        move = Move.parse(text)
-        out.append(move_words(rules, state, move))
-        state = rules.apply(state, move)
-    return out

@@ -84,6 +84,16 @@ def install(app: FastAPI) -> None:
         message = exc.detail if isinstance(exc.detail, str) else "Request refused."
         if exc.status_code == 404 and message == "Not Found":
             message = "There is nothing at this address."
-        if is_api(request):
-            return error_json(exc.status_code, code, message)
-        return error_page(request, exc.status_code, message)
+        response = (
+            error_json(exc.status_code, code, message)
+            if is_api(request)
+            else error_page(request, exc.status_code, message)
+        )
+        # Starlette's own headers of the refusal: above all ``Allow`` on a 405 (RFC 9110),
+        # which names HEAD too wherever GET is allowed (app/web/headers.py answers it).
+        headers = dict(exc.headers or {})
+        allow = [m.strip() for m in headers.get("Allow", "").split(",") if m.strip()]
+        if "GET" in allow and "HEAD" not in allow:
+            headers["Allow"] = ", ".join([*allow, "HEAD"])
+        response.headers.update(headers)
+        return response

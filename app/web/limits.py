@@ -26,10 +26,10 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from app.metrics import SHED
 
-_REPLAY = re.compile(r"^/(?:api/)?games/[^/]+/replay$")  # its cost grows with the game
+_REPLAY = re.compile(r"^/(?:api/)?games/[^/]+/(?:replay|solution)$")  # cost grows with the line
 _EXPENSIVE = re.compile(
-    r"^/(?:api/)?games/[^/]+/replay$|^/(?:api/)?leaderboard$|^/players/|^/api/players/[^/]+$"
-    r"|^/deal/|^/api/deals/"
+    r"^/(?:api/)?games/[^/]+/(?:replay|solution)$|^/(?:api/)?leaderboard$|^/players/"
+    r"|^/api/players/[^/]+$|^/deal/|^/api/deals/"
 )
 _FREE = ("/static/", "/healthz", "/metrics")  # no database work, or a thread of their own
 # Event streams stay open for as long as a room is watched: they take no turn (which they
@@ -184,7 +184,9 @@ class Admission:
             return
         gates = self._gates_here()
         expensive = _EXPENSIVE.match(path) is not None
-        budgeted = _REPLAY.match(path) is not None
+        # A share of 1.0 gives expensive pages all of the time there is: no budget to keep
+        # (a single render slower than the saved-up second would otherwise refuse the next).
+        budgeted = self.share < 1.0 and _REPLAY.match(path) is not None
         if budgeted and not self._within_budget(gates):
             # Over their share: refused at once, so that a flood costs next to no CPU.
             await self._shed(scope, send)

@@ -12,15 +12,14 @@ from markdown_it import MarkdownIt
 from markupsafe import Markup
 
 from app.config import PROJECT_DIR
-from app.engine import GAMES, MAX_DEAL, Move
-from app.engine.cards import label_of, parse_code
+from app.engine import GAMES, MAX_DEAL, Card, Move
 from app.services import daily
 from app.services.errors import NotFound, ServiceError
 from app.services.games import GameView
 from app.services.history import History, MyGames
 from app.services.players import check_name, name_key
 from app.web.board import (
-    RUN_GAMES,
+    GameHeader,
     clock_text,
     duration_words,
     pile_choices,
@@ -46,34 +45,6 @@ from app.web.templating import PREF_FLAGS, PREFS_COOKIE, PREFS_MAX_AGE, Prefs, r
 router = APIRouter()
 SAFE_BACK = re.compile(r"/(?![/\\])[A-Za-z0-9/_.~%?=&-]*")
 
-# One line per game for the home page: what the table looks like and what makes it different.
-BLURBS = {
-    "quadrangle": "Two decks. Twelve piles build down in suit, wrapping from Ace to King; eight "
-    "foundations climb from a base rank the deal chooses.",
-    "quadruple-interchange": "Four decks, 208 cards. Eleven deep piles hide every other card "
-    "face down; runs in suit move together on the way to sixteen foundations.",
-    "corners": "One deck. Four foundations in the corners, each from its own base card, fed "
-    "from a cross of five reserves. Three passes through the stock.",
-    "castles-end": "One deck, every card face up. You choose the base rank with your first "
-    "foundation move; ten piles build up or down in suit.",
-    "patriarchs": "Two decks. Aces build up on one side, Kings down on the other, fed from a "
-    "three-by-three reserve; the two meet in the middle.",
-}
-
-# What the table shows that the cards alone do not say.
-TABLE_NOTES = {
-    "quadrangle": "Foundations build up in suit from the base rank, past the King; piles build "
-    "down in suit, a King may go on an Ace.",
-    "quadruple-interchange": "Foundations build Ace to King in suit; piles build down in suit, "
-    "and a run in suit moves together.",
-    "corners": "Foundations in the corners build up in suit from their own base card; the "
-    "reserves in the cross and the waste feed them.",
-    "castles-end": "Your first foundation card sets the base rank; piles build up or down in "
-    "suit, an Ace and a King are not neighbours.",
-    "patriarchs": "Left column: Aces building up ↑. Right column: Kings building down ↓. The "
-    "3×3 reserve and the waste feed them.",
-}
-
 
 def history(request: Request) -> History:
     return History(request.app.state.sessions)
@@ -87,7 +58,6 @@ def home(request: Request, viewer: ViewerDep, games: GamesDep, settings: Setting
         {
             "in_progress": games.in_progress(viewer, 5) if viewer else [],
             "max_deal": MAX_DEAL,
-            "blurbs": BLURBS,
             "daily": daily.daily_deals(daily.today(), settings.deal_key_bytes),
             "live": request.app.state.rooms.live(10),
             "playing_now": request.app.state.rooms.playing_now(),
@@ -131,15 +101,15 @@ def board(request: Request, game_id: str, viewer: ViewerDep, games: GamesDep) ->
         {
             **race,
             "race_panel": bool(race),
-            "view": view,
+            "game": GameHeader.of(view),
             "rules": view.rules,
             "piles": pile_views(view),
             "status": status,
             "mine": mine,
             "announce": {"text": said.get("text", ""), "error": bool(said.get("error"))},
             "choices": pile_choices(view.rules),
-            "note": TABLE_NOTES.get(view.rules.slug, ""),
-            "runs": view.rules.slug in RUN_GAMES,
+            "note": view.rules.table_note,
+            "runs": view.rules.runs_move,
             "has_stock": "stock" in view.rules.layout.index,
             # Without JavaScript the legal moves are offered as buttons (they reveal nothing).
             "nojs_moves": _moves_in_words(view, status["legal_moves"]),
@@ -159,7 +129,7 @@ def _moves_in_words(view: GameView, legal: list[str]) -> list[tuple[str, str]]:
         else:
             cards = piles[move.source].get("cards") or []
             first = cards[-move.count] if len(cards) >= move.count else None
-            what = label_of(parse_code(first)) if first else "?"
+            what = Card.parse(first).label if first else "?"
             if move.count > 1:
                 what = f"{what} and {move.count - 1} more"
             words = f"{what}: {move.source} → {move.target}"

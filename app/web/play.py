@@ -4,30 +4,25 @@ Every way of moving on the board (click, drag, double-click, keyboard, the no-Ja
 posts the same move form here. With ``HX-Request`` the answer is a fragment of only the piles
 that changed (out-of-band swaps) plus the status and an announcement; without it, a 303 back to
 the board, so play works with JavaScript off.
+
+Each action is one call to the game service (``Games.play``, ``undo``, ``resign``, ``finish``,
+``restart``); what it did is put in words by the engine (``Ruleset.describe``). A board is read
+again only after a refusal, to show the truth.
 """
 
 from __future__ import annotations
 
 import re
-from contextlib import suppress
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Form, Query, Request
 from fastapi.responses import RedirectResponse, Response
 from starlette.concurrency import run_in_threadpool
 
-from app.engine import InvalidMove, Move
-from app.engine.cards import label_of, parse_code
-from app.services.errors import DealInPlay, Forbidden, GameOver, ServiceError
-from app.services.games import Games, GameView, MoveOutcome
-from app.web.board import (
-    auto_move_candidate,
-    describe_move,
-    describe_undo,
-    finish_moves,
-    pile_views,
-    status_context,
-)
+from app.engine import Card, InvalidMove, Move
+from app.services.errors import DealInPlay, ServiceError
+from app.services.games import Games, GameView, Played
+from app.web.board import pile_views, status_context
 from app.web.deps import BrowserPlayer, GamesDep, SolverDep
 from app.web.htmx import is_htmx, vary_on_htmx
 from app.web.ratelimit import limit_player
@@ -115,19 +110,12 @@ def _answer(
 
 
 def _parse_move(
-    move: str | None,
-    source: str | None,
-    target: str | None,
-    count: str,
-    games: Games,
-    gid: str,
-    player: str,
-) -> Move:
-    """The move from a notation field (``t2-t7/3``, or ``deal``) or from from/to/count fields."""
+    move: str | None, source: str | None, target: str | None, count: str
+) -> Move | None:
+    """The move from a notation field (``t2-t7/3``, or ``deal``: None, the Deal button, which
+    the service turns into a deal or a redeal) or from from/to/count fields."""
     if move == DEAL:
-        legal = games.get(gid, player).legal_moves
-        redeal = [m for m in legal if m.source == "waste" and m.target == "stock"]
-        return redeal[0] if redeal else Move("stock", "waste")
+        return None
     if move:
         return Move.parse(move)
     if not source or not target:
@@ -138,27 +126,13 @@ def _parse_move(
     return Move(source, target, n)
 
 
-def _auto_moves(
-    games: Games, game_id: str, player: str, first: MoveOutcome, keep: str
-) -> tuple[GameView, set[str], list[str]]:
-    """The auto-move preference: ordinary logged moves to the foundations, one at a time."""
-    view = first.view
-    changed: set[str] = set(view.step.changed if view.step else ())
-    said: list[str] = []
-    for _ in range(view.rules.cards):
-        if view.finished:
-            break
-        move = auto_move_candidate(view.rules, view.state, view.legal_moves, keep)
-        if move is None:
-            break
-        try:
-            view = games.move(game_id, player, move, view.record.version).view
-        except ServiceError:  # another tab moved meanwhile: stop, the board shows the truth
-            break
-        if view.step is not None:
-            changed.update(view.step.changed)
-            said.append(describe_move(view.rules, view.step).replace("Moved", "Auto-moved", 1))
-    return view, changed, said
+def _played_text(played: Played) -> str:
+    """What the action did, in the engine's words; auto-moved cards say so."""
+    rules = played.view.rules
+    first, *auto = played.steps
+    said = [rules.describe(first)]
+    said += [rules.describe(step).replace("Moved", "Auto-moved", 1) for step in auto]
+    return " ".join(said)
 
 
 @router.post("/games/{game_id}/moves")
@@ -175,22 +149,14 @@ def move(
 ) -> Response:
     try:
         limit_player(request, "moves", player)
-        chosen = _parse_move(notation, from_, to, count, games, game_id, player)
-        outcome = games.move(game_id, player, chosen, version)
+        chosen = _parse_move(notation, from_, to, count)
+        played = games.play(game_id, player, chosen, version, auto=prefs_of(request).auto)
     except InvalidMove as exc:
         return _answer(request, game_id, player, games, None, error=str(exc), status=422)
     except ServiceError as exc:
         return _refused(request, game_id, player, games, exc)
-    view = outcome.view
-    assert view.step is not None
-    text = describe_move(view.rules, view.step)
-    changed = set(view.step.changed)
-    if prefs_of(request).auto and not view.finished:
-        # The card the player just placed stays where they put it; a card dealt from the
-        # stock was not placed by choice, so it may go up.
-        keep = "" if chosen.source == "stock" else chosen.target
-        view, changed, said = _auto_moves(games, game_id, player, outcome, keep)
-        text = " ".join([text, *said])
+    view = played.view
+    text = _played_text(played)
     if view.record.status == "won":
         text += " You won!"
     elif view.move_limit_reached:
@@ -202,16 +168,7 @@ def move(
         text += " No legal move is left, and that move cannot be undone: the game is over."
     elif not view.legal_moves:
         text += " No legal move is left: undo the last move, or end the game."
-    order = view.rules.pile_ids
-    return _answer(
-        request,
-        game_id,
-        player,
-        games,
-        view,
-        changed=tuple(p for p in order if p in changed),
-        text=text,
-    )
+    return _answer(request, game_id, player, games, view, changed=played.changed, text=text)
 
 
 def _refused(
@@ -256,7 +213,7 @@ def undo(
         return _refused(request, game_id, player, games, exc)
     step = view.step
     changed = step.changed if step else ()
-    text = describe_undo(view.rules, step) if step else "Took back a move."
+    text = view.rules.describe_undo(step) if step else "Took back a move."
     return _answer(request, game_id, player, games, view, changed=changed, text=text)
 
 
@@ -280,15 +237,8 @@ def resign(
 
 @router.post("/games/{game_id}/restart")
 def restart(request: Request, game_id: str, player: BrowserPlayer, games: GamesDep) -> Response:
-    """The same deal from the start: the game in play is resigned (it counts as lost), then a
-    new game of the same deal begins (a chosen deal, so casual)."""
-    view = games.get(game_id, player)
-    if view.record.player_id != player:
-        raise Forbidden("This game belongs to another player.")
-    if not view.finished:
-        with suppress(GameOver):  # it ended meanwhile (another tab): nothing to resign
-            games.resign(game_id, player)
-    new = games.start(player, view.record.game, view.record.deal)
+    """The same deal from the start (the game in play counts as lost)."""
+    new = games.restart(game_id, player)
     return vary_on_htmx(RedirectResponse(f"/games/{new.record.id}", status_code=303))
 
 
@@ -296,17 +246,12 @@ def restart(request: Request, game_id: str, player: BrowserPlayer, games: GamesD
 def finish(request: Request, game_id: str, player: BrowserPlayer, games: GamesDep) -> Response:
     """Auto-finish: when every card left can go up without a choice, they all go up, each an
     ordinary logged move."""
-    view = games.get(game_id, player)
-    plan = None if view.finished else finish_moves(view.rules, view.state, view.legal_moves)
-    if not plan:
-        error = "Not every card left can go up by itself: play on."
-        return _answer(request, game_id, player, games, None, error=error, status=409)
     try:
-        for move in plan:
-            view = games.move(game_id, player, move, view.record.version).view
-    except ServiceError as exc:  # another tab moved meanwhile: the board shows the truth
+        played = games.finish(game_id, player)
+    except ServiceError as exc:  # nothing to finish, or another tab moved meanwhile
         return _refused(request, game_id, player, games, exc)
-    text = f"Finished: {len(plan)} card{'s' * (len(plan) != 1)} went up."
+    view, n = played.view, len(played.steps)
+    text = f"Finished: {n} card{'s' * (n != 1)} went up."
     if view.record.status == "won":
         text += " You won!"
     return _answer(request, game_id, player, games, view, text=text)
@@ -369,7 +314,7 @@ def hint_text(view: GameView, answer: dict[str, Any]) -> str:
         cards = view.piles()[move["from"]].get("cards") or []
         count = int(move["count"])
         code = cards[-count] if len(cards) >= count else None
-        card = label_of(parse_code(code)) if code else "the top card"
+        card = Card.parse(code).label if code else "the top card"
         if count > 1:
             card = f"the run from {card}"
         src, dst = rules.pile_index(move["from"]), rules.pile_index(move["to"])

@@ -23,7 +23,7 @@ from app.engine import GAMES
 from app.services.errors import InvalidRequest, NotFound
 from app.services.games import GameView
 from app.services.rooms import Rooms, RoomView, normalize_code
-from app.web.board import pile_views, status_context
+from app.web.board import GameHeader, pile_views, status_context
 from app.web.deps import SESSION_PLAYER, BrowserPlayer, GamesDep, ViewerDep
 from app.web.rooms_api import RoomsDep
 from app.web.templating import csrf_token, render, templates
@@ -174,7 +174,7 @@ def watch_page(
         "pages/watch.html",
         {
             "room": room,
-            "view": view,
+            "game": GameHeader.of(view),
             "rules": view.rules,
             "piles": pile_views(view),
             "status": status_context(view),
@@ -199,7 +199,6 @@ def watch_board(
         request,
         "components/watched_board.html",
         {
-            "view": view,
             "rules": view.rules,
             "piles": pile_views(view),
             "status": status_context(view),

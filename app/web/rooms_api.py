@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated
 
-from fastapi import APIRouter, Depends, Request
-from fastapi.responses import JSONResponse
-from pydantic import BaseModel, Field, StrictStr
+from fastapi import APIRouter, Depends, Path, Request
+from pydantic import BaseModel, Field
 
 from app.services.rooms import Rooms
 from app.web.deps import ApiPlayer
+from app.web.schemas import GameSlug, JSONBytes, RoomAnswer, answer, errors_of, room_answer
 
 router = APIRouter(prefix="/api/rooms", tags=["rooms"])
 
@@ -23,36 +23,36 @@ RoomsDep = Annotated[Rooms, Depends(get_rooms)]
 
 
 class NewRoom(BaseModel):
-    game: StrictStr = Field(max_length=64, description="The game slug every race here plays.")
+    game: GameSlug = Field(description="The game every race here plays.")
 
 
-ROOM: dict[int | str, dict[str, Any]] = {
-    200: {"description": 'The room: {"code", "url", "game", "status", "players", "race"}.'}
-}
+# A room code as typed: any case, spaces around (app/services/rooms.normalize_code).
+RoomCode = Annotated[str, Path(max_length=32)]
+CHANGE = errors_of(401, 403, 404, 409)
 
 
-@router.post("", status_code=201, response_class=JSONResponse, responses=ROOM)
-def create_room(body: NewRoom, player: ApiPlayer, rooms: RoomsDep) -> JSONResponse:
-    return JSONResponse(rooms.create(player, body.game).to_json(), status_code=201)
+@router.post("", status_code=201, response_model=RoomAnswer, responses=errors_of(401, 409))
+def create_room(body: NewRoom, player: ApiPlayer, rooms: RoomsDep) -> JSONBytes:
+    return answer(room_answer(rooms.create(player, body.game)), 201)
 
 
-@router.get("/{code}", response_class=JSONResponse, responses=ROOM)
-def read_room(code: str, rooms: RoomsDep) -> JSONResponse:
-    return JSONResponse(rooms.get(code).to_json())
+@router.get("/{code}", response_model=RoomAnswer, responses=errors_of(404))
+def read_room(code: RoomCode, rooms: RoomsDep) -> JSONBytes:
+    return answer(room_answer(rooms.get(code)))
 
 
-@router.post("/{code}/join", response_class=JSONResponse, responses=ROOM)
-def join_room(code: str, player: ApiPlayer, rooms: RoomsDep) -> JSONResponse:
-    return JSONResponse(rooms.join(code, player).to_json())
+@router.post("/{code}/join", response_model=RoomAnswer, responses=CHANGE)
+def join_room(code: RoomCode, player: ApiPlayer, rooms: RoomsDep) -> JSONBytes:
+    return answer(room_answer(rooms.join(code, player)))
 
 
-@router.post("/{code}/leave", response_class=JSONResponse, responses=ROOM)
-def leave_room(code: str, player: ApiPlayer, rooms: RoomsDep) -> JSONResponse:
-    return JSONResponse(rooms.leave(code, player).to_json())
+@router.post("/{code}/leave", response_model=RoomAnswer, responses=CHANGE)
+def leave_room(code: RoomCode, player: ApiPlayer, rooms: RoomsDep) -> JSONBytes:
+    return answer(room_answer(rooms.leave(code, player)))
 
 
-@router.post("/{code}/start", response_class=JSONResponse, responses=ROOM)
-def start_race(code: str, player: ApiPlayer, rooms: RoomsDep) -> JSONResponse:
+@router.post("/{code}/start", response_model=RoomAnswer, responses=CHANGE)
+def start_race(code: RoomCode, player: ApiPlayer, rooms: RoomsDep) -> JSONBytes:
     """A race on one drawn deal, one casual game per member; moves before ``starts_at`` get
     ``409 race_not_started``. After a race has ended, a rematch on a new deal."""
-    return JSONResponse(rooms.start(code, player).to_json())
+    return answer(room_answer(rooms.start(code, player)))

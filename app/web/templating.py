@@ -11,13 +11,12 @@ from starlette.responses import Response
 
 from app.config import PROJECT_DIR
 from app.engine import GAMES
-from app.engine.cards import SUIT_SYMBOLS
 from app.web.board import layout_css
 from app.web.csrf import session_token
 
 templates = Jinja2Templates(directory=PROJECT_DIR / "templates")
 # layout_css(rules): the table grid of a game, for every page that draws a board.
-templates.env.globals.update(suit_symbols=SUIT_SYMBOLS, games=GAMES, layout_css=layout_css)
+templates.env.globals.update(games=GAMES, layout_css=layout_css)
 
 PREFS_COOKIE = "ph_prefs"
 PREFS_MAX_AGE = 400 * 24 * 3600

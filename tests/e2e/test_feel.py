@@ -9,14 +9,17 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from playwright.sync_api import Browser, Page, expect
+from playwright.sync_api import Browser, Page, ViewportSize, expect
 
 from tests.e2e.conftest import Server
 from tests.e2e.helpers import game_json, legal, open_deal, version, wait_version
 
 pytestmark = pytest.mark.e2e
 
-SIZES = {"desktop": {"width": 1280, "height": 800}, "phone": {"width": 390, "height": 844}}
+SIZES: dict[str, ViewportSize] = {
+    "desktop": {"width": 1280, "height": 800},
+    "phone": {"width": 390, "height": 844},
+}
 
 
 @pytest.fixture(params=list(SIZES))
@@ -315,9 +318,7 @@ def test_auto_finish_when_every_card_can_go_up(sized: Page, server: Server) -> N
     done = {f"f{i + 1}": " ".join(f"{r}{s}" for r in RANKS) for i, s in enumerate("CDH")}
     spades = " ".join(f"{r}S" for r in RANKS[:10])  # A … 10
     game_id = open_deal(page, "castles-end", 78)
-    _set_state(
-        server, game_id, position("castles-end", **done, f4=spades, t1="JS", t2="KS", t3="QS")
-    )
+    _set_state(server, game_id, position("castles-end", done, f4=spades, t1="JS", t2="KS", t3="QS"))
     page.reload()
     offer = page.locator(".finish-offer")
     expect(offer).to_contain_text("Every card left can go up.")

@@ -13,6 +13,8 @@ Quadrangle, all of them in Corners and Patriarchs) need those piles given.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 import pytest
 
 from app.engine import IllegalMove, Move, State, Step, get_ruleset
@@ -31,8 +33,12 @@ def cards(text: str) -> Pile:
     return tuple(out)
 
 
-def position(game: str, *, redeals: int = 0, **piles: str) -> State:
-    """A state of ``game`` with the given piles (pile id → cards bottom → top)."""
+def position(
+    game: str, given: Mapping[str, str] | None = None, /, *, redeals: int = 0, **more: str
+) -> State:
+    """A state of ``game`` with the given piles (pile id → cards bottom → top): a mapping of
+    them (for piles built in a loop) and/or keyword arguments."""
+    piles = {**(given or {}), **more}
     rules = get_ruleset(game)
     unknown = sorted(set(piles) - set(rules.pile_ids))
     if unknown:

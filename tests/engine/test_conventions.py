@@ -158,7 +158,7 @@ def test_a_fresh_deal_is_in_play(slug: str) -> None:
 def test_won_when_every_card_is_on_a_foundation() -> None:
     rules = get_ruleset("castles-end")
     suits = {f"f{i + 1}": " ".join(r + s for r in "89TJQKA234567") for i, s in enumerate("CDHS")}
-    won = position("castles-end", **suits)
+    won = position("castles-end", suits)
     assert rules.status(won) is Status.WON
     assert rules.on_foundations(won) == 52
 
@@ -167,7 +167,7 @@ def test_won_in_patriarchs_with_both_foundations_of_each_suit_full() -> None:
     rules = get_ruleset("patriarchs")
     up = {f"f{i + 1}": " ".join(r + s for r in "A23456789TJQK") for i, s in enumerate("CDHS")}
     down = {f"f{i + 5}": " ".join(r + s for r in "KQJT98765432A") for i, s in enumerate("CDHS")}
-    assert rules.status(position("patriarchs", **up, **down)) is Status.WON
+    assert rules.status(position("patriarchs", {**up, **down})) is Status.WON
 
 
 def test_lost_when_no_legal_move_exists() -> None:

@@ -62,9 +62,10 @@ def _play_long(games: Games, player: str, moves: int, seed: int) -> str:
 @pytest.fixture()
 def long_game(api: TestClient, app: FastAPI) -> str:
     games: Games = app.state.games
-    game_id = _play_long(games, api.player["id"], 3 * SNAPSHOT_EVERY + 20, seed=5)  # type: ignore[attr-defined]
-    if games.get(game_id, api.player["id"]).record.status == "playing":
-        games.resign(game_id, api.player["id"])  # type: ignore[attr-defined]
+    me: str = api.player["id"]  # type: ignore[attr-defined]  # set by the api fixture
+    game_id = _play_long(games, me, 3 * SNAPSHOT_EVERY + 20, seed=5)
+    if games.get(game_id, me).record.status == "playing":
+        games.resign(game_id, me)
     return game_id
 
 

@@ -13,6 +13,7 @@ from app.config import Settings
 from app.db.models import Game
 from app.engine import dumps, get_ruleset
 from app.services.replays import check_replay, game_ids
+from tests.settings import suite_settings
 from tests.web.support import move, start
 
 # A few games of every kind, with undos and a resignation, so the database is never empty.
@@ -95,6 +96,6 @@ def test_check_replays_command(
 def test_check_replays_reports_an_unreadable_database(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    empty = Settings(app_env="test", database_url=f"sqlite:///{tmp_path}/empty.db")
+    empty = suite_settings(f"sqlite:///{tmp_path}/empty.db")
     assert main(["check-replays"], empty) == 2
     assert "Cannot read the database" in capsys.readouterr().err

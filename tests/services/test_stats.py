@@ -17,7 +17,7 @@ import math
 import os
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, timedelta
 from functools import lru_cache
@@ -30,6 +30,7 @@ from alembic.migration import MigrationContext
 from sqlalchemy import delete, select
 from sqlalchemy.orm import Session, sessionmaker
 
+from app.db.game_rows import MoveStore
 from app.db.models import (
     ALL_GAMES,
     Base,
@@ -47,9 +48,10 @@ from app.services import daily as daily_module
 from app.services import games as games_module
 from app.services.deals import Deals
 from app.services.games import Games
-from app.services.leaderboard import Leaderboards, Period, player_record
+from app.services.leaderboard import Leaderboards, Period, Ranked, player_record
 from app.services.players import create_player
 from app.services.stats import wilson_lower_bound
+from app.web.schemas import deal_json
 from tests.databases import downgrade, fresh_postgres_database, migrate, sqlite_url
 
 # Corners deals that can be won: the small search below finds a winning line for each. Their
@@ -276,9 +278,10 @@ def env(
     empty(sessions)
     clock = Clock()
     monkeypatch.setattr(games_module, "now", clock)
-    games = Games(sessions, DEVELOPMENT_KEY)
+    store = MoveStore.open(sessions.kw["bind"])
+    games = Games(sessions, DEVELOPMENT_KEY, store=store)
     yield Env(sessions, games, clock, url)
-    games.close()
+    store.close()
 
 
 def as_utc(value: datetime) -> datetime:
@@ -417,16 +420,13 @@ def test_a_game_records_moves_undos_and_its_active_time(env: Env) -> None:
 
 
 def test_the_idle_cap_is_a_setting(env: Env) -> None:
-    games = Games(env.sessions, DEVELOPMENT_KEY, idle_cap_ms=10_000)
-    try:
-        me = env.player()
-        game_id = games.start(me, "quadrangle", 1).record.id
-        games.move(game_id, me, Move.parse("t5-t9"), 0)
-        env.clock.at += timedelta(minutes=5)
-        games.undo(game_id, me)
-        assert env.record(game_id).active_ms == 10_000
-    finally:
-        games.close()
+    games = Games(env.sessions, DEVELOPMENT_KEY, idle_cap_ms=10_000, store=env.games.store)
+    me = env.player()
+    game_id = games.start(me, "quadrangle", 1).record.id
+    games.move(game_id, me, Move.parse("t5-t9"), 0)
+    env.clock.at += timedelta(minutes=5)
+    games.undo(game_id, me)
+    assert env.record(game_id).active_ms == 10_000
 
 
 def test_a_won_game_counts_as_won_with_its_time_and_moves(env: Env) -> None:
@@ -527,8 +527,8 @@ def put_stats(
         return player.id
 
 
-def ranks(board_rows: list[object]) -> list[tuple[int, str]]:
-    return [(r.rank, r.player) for r in board_rows]  # type: ignore[attr-defined]
+def ranks(board_rows: Sequence[Ranked]) -> list[tuple[int, str]]:
+    return [(r.rank, r.player) for r in board_rows]
 
 
 def test_ranking_by_wilson_bound_then_wins_with_shared_ranks(env: Env) -> None:
@@ -667,7 +667,7 @@ def test_a_deal_records_plays_wins_fewest_moves_and_fastest_time(env: Env) -> No
     assert summary.fastest.duration_ms is not None and summary.fewest_moves.duration_ms is not None
     assert summary.fastest.duration_ms < summary.fewest_moves.duration_ms
     assert [g.id for g in summary.finished] == [resigned, fastest, fewest]  # latest first
-    data = summary.to_json()
+    data = deal_json(summary)
     assert data["fewest_moves"]["player"] == "Ann" and data["fastest"]["player"] == "Bob"
     assert data["played"] == 3 and data["won"] == 2
 
@@ -697,7 +697,7 @@ def test_finished_games_and_replays_open_only_to_players_who_finished_the_deal(e
         assert (summary.played, summary.won, summary.replays_open) == (1, 1, False)
         assert summary.finished == []
         assert summary.fewest_moves is not None and summary.fewest_moves.replay_url is None
-        assert summary.to_json()["fewest_moves"]["replay"] is None
+        assert deal_json(summary)["fewest_moves"]["replay"] is None
     bobs = env.played(bob, WIN_GAME, WIN_DEAL, rated=False)
     in_play = deals.summary(WIN_GAME, WIN_DEAL, bob)
     assert in_play.finished == [] and in_play.viewer_game == bobs
@@ -728,7 +728,7 @@ def test_the_deal_of_the_day_ranks_each_players_first_game_of_the_day(
     assert summary.daily == env.clock.today()
     assert summary.daily_results is not None
     assert [g.player for g in summary.daily_results] == ["Ann", "Bob"]  # fewest moves first
-    assert summary.to_json()["daily"] == env.clock.today().isoformat()
+    assert deal_json(summary)["daily"] == env.clock.today().isoformat()
     assert len(summary.finished) == 4  # each player's first finished game
     other = deals.summary(WIN_GAME, WIN_DEAL + 1)
     assert other.daily is None and other.daily_results is None  # the stub says one number

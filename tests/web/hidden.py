@@ -92,6 +92,8 @@ class HiddenCardGuard:
             request: httpx.Request | None = response.request
         except RuntimeError:  # a response made up by a test of the guard itself
             request = None
+        if request is not None and request.url.path == "/openapi.json":
+            return  # the schema describes game states (GameState) but shows none
         self._viewer = None if request is None else self.viewer_of(request)
         kind = response.headers.get("content-type", "")
         if "json" in kind and body:

@@ -17,7 +17,6 @@ from fastapi.testclient import TestClient
 
 from app.engine import GAMES, Move, State, get_ruleset
 from app.engine.cards import face
-from app.web.board import auto_move_candidate
 from tests.web.support import GAME_SLUGS, new_game, post
 
 HX = {"HX-Request": "true"}
@@ -296,15 +295,15 @@ def test_auto_move_never_pulls_back_the_card_just_moved() -> None:
     state = _quadrangle({"f1": (five,), "t3": (seven, six), "stock": (face(9, 0),)})
     legal = rules.legal_moves(state)
     assert Move("t3", "f1") in legal
-    assert auto_move_candidate(rules, state, legal, keep="t3") is None
-    assert auto_move_candidate(rules, state, legal, keep="t9") == Move("t3", "f1")
+    assert rules.auto_move(state, legal, keep="t3") is None
+    assert rules.auto_move(state, legal, keep="t9") == Move("t3", "f1")
 
 
 def test_auto_move_leaves_choices_to_the_player() -> None:
     rules = get_ruleset("quadrangle")
     # A base-rank card may start any empty foundation: the player chooses which.
     state = _quadrangle({"f1": (face(5, 3),), "t1": (face(5, 2),), "stock": (face(9, 0),)})
-    assert auto_move_candidate(rules, state, rules.legal_moves(state), keep="t9") is None
+    assert rules.auto_move(state, rules.legal_moves(state), keep="t9") is None
     # Patriarchs: a card that fits both foundations of its suit (P6) is never routed.
     pat = get_ruleset("patriarchs")
     ups = [(face(1, s), *(face(r, s) for r in range(2, 7))) for s in range(4)]  # A..6
@@ -316,9 +315,9 @@ def test_auto_move_leaves_choices_to_the_player() -> None:
     state = State("patriarchs", tuple(piles[p] for p in pat.pile_ids))
     legal = pat.legal_moves(state)
     assert {Move("r1", "f1"), Move("r1", "f5")} <= set(legal)
-    assert auto_move_candidate(pat, state, legal, keep="f9") is None
+    assert pat.auto_move(state, legal, keep="f9") is None
     # ... and it never takes a card off a foundation (the transfers of P5).
-    assert all(m.source != "f1" for m in [auto_move_candidate(pat, state, legal, "x")] if m)
+    assert all(m.source != "f1" for m in [pat.auto_move(state, legal, "x")] if m)
 
 
 def test_auto_move_over_http_is_ordinary_moves_in_one_fragment(client: TestClient) -> None:
@@ -418,11 +417,10 @@ def test_the_first_load_of_a_game_page_is_light(client: TestClient) -> None:
 
 
 def test_moves_in_a_players_words() -> None:
-    from app.web.board import move_words
     from tests.engine.builders import position
 
     def said(state: State, notation: str) -> str:
-        return move_words(get_ruleset(state.game), state, Move.parse(notation))
+        return get_ruleset(state.game).replay_words(state, [notation])[0]
 
     q = position("quadrangle", f1="2H", t1="AC 9C", t2="TC", waste="3H", stock="KS QS")
     assert said(q, "waste-f1") == "3♥ to the ♥ foundation"

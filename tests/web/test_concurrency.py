@@ -11,8 +11,9 @@ from __future__ import annotations
 
 import threading
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
 from typing import Any
 
 import httpx2 as httpx
@@ -20,22 +21,26 @@ import pytest
 from fastapi import FastAPI
 from fastapi.testclient import TestClient
 
+from app.db.game_rows import MoveTransaction
 from app.services.games import Games
 from tests.web.hidden import HiddenCardGuard
 from tests.web.support import error_code, log_rows, start
 
 
 def _hold_at_the_lock(monkeypatch: pytest.MonkeyPatch, games: Games, parties: int) -> None:
-    """Make every locking load wait until ``parties`` requests have reached it."""
+    """Make every change's transaction wait until ``parties`` requests have reached it, so
+    that they all race for the game's row lock at once (moves, undos and resigns all take
+    it in the move store's transaction)."""
     barrier = threading.Barrier(parties, timeout=15)
-    load = games._load
+    transaction = games.store.transaction
 
-    def gated(db: Any, game_id: str, *, lock: bool) -> Any:
-        if lock:
-            barrier.wait()
-        return load(db, game_id, lock=lock)
+    @contextmanager
+    def gated() -> Iterator[MoveTransaction]:
+        barrier.wait()
+        with transaction() as tx:
+            yield tx
 
-    monkeypatch.setattr(games, "_load", gated)
+    monkeypatch.setattr(games.store, "transaction", gated)
 
 
 def _in_parallel(

@@ -74,7 +74,7 @@ def gated(db_url: str, request: pytest.FixtureRequest) -> Iterator[FastAPI]:
     )
     yield application
     application.state.engine.dispose()
-    application.state.games.close()
+    application.state.move_store.close()
 
 
 def _blocked(application: FastAPI, monkeypatch: pytest.MonkeyPatch, name: str) -> threading.Event:
@@ -235,4 +235,30 @@ def test_replays_beyond_their_share_of_time_are_refused_at_once(
             assert answer.status_code == 404
     finally:
         application.state.engine.dispose()
-        application.state.games.close()
+        application.state.move_store.close()
+
+
+def test_a_share_of_all_the_time_never_refuses_an_expensive_page() -> None:
+    """EXPENSIVE_SHARE=1.0 keeps no budget: a render slower than the second saved up (a busy
+    machine) no longer gets the next replay refused (the functional tests' setting)."""
+    from starlette.applications import Starlette
+    from starlette.responses import PlainTextResponse
+    from starlette.routing import Route
+
+    from app.web.limits import Admission
+
+    def slow(request: Any) -> PlainTextResponse:
+        time.sleep(1.2)
+        return PlainTextResponse("rendered")
+
+    inner = Starlette(routes=[Route("/games/{game_id}/replay", slow)])
+    gated = Admission(
+        inner, threads=2, expensive=1, expensive_share=1.0, queue_timeout_ms=2000, retry_after=1
+    )
+    with TestClient(gated) as client:
+        assert [client.get("/games/g/replay").status_code for _ in range(2)] == [200, 200]
+    budgeted = Admission(
+        inner, threads=2, expensive=1, expensive_share=0.1, queue_timeout_ms=2000, retry_after=1
+    )
+    with TestClient(budgeted) as client:  # with a share below all, the second is refused
+        assert [client.get("/games/g/replay").status_code for _ in range(2)] == [200, 503]

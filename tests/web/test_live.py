@@ -5,13 +5,12 @@ once, no card in any event, and a slow subscriber dropped rather than waited for
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Coroutine, Iterator
-from concurrent.futures import ThreadPoolExecutor
-from typing import Any
+from collections.abc import Iterator
 
 import pytest
 
 from app.db.broker import Dropped, EventRow, InProcessBroker, Subscription
+from tests.aio import run
 from tests.web.live_support import Api, SSEReader, uvicorn_server
 
 
@@ -130,11 +129,30 @@ def test_the_html_view_sends_out_of_band_fragments(live: str) -> None:
     guest.close()
 
 
-def run(coroutine: Coroutine[Any, Any, None]) -> None:
-    """asyncio.run on a thread of its own: the browser tests' Playwright may keep a loop
-    running on this one (in the same pytest worker)."""
-    with ThreadPoolExecutor(1) as pool:
-        pool.submit(asyncio.run, coroutine).result(timeout=30)
+def test_a_client_catching_up_gets_every_page_of_what_it_missed(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """More missed events than one read of the table: every page, in order, then live."""
+    import app.web.live as live_module
+
+    monkeypatch.setattr(live_module, "EVENT_PAGE", 3)
+    table = [EventRow(i, "ROOMAA", "progress", f'{{"n": {i}}}') for i in range(1, 9)]
+
+    class Table:
+        def events_after(self, code: str, after: int, limit: int) -> list[EventRow]:
+            return [r for r in table if r.id > after][:limit]
+
+    async def scenario() -> None:
+        broker = InProcessBroker(engine=None)  # type: ignore[arg-type]  # no reads here
+        events = live_module.stream(Table(), broker, "ROOMAA", 2, live_module.json_data)  # type: ignore[arg-type]
+        got = [int((await anext(events)).id or 0) for _ in range(6)]
+        assert got == [3, 4, 5, 6, 7, 8]
+        broker.deliver([EventRow(8, "ROOMAA", "progress", "{}"), EventRow(9, "ROOMAA", "p", "{}")])
+        assert (await anext(events)).id == "9"  # 8 was sent from the table already
+        await events.aclose()
+        assert broker.subscribers == 0
+
+    run(scenario())
 
 
 def test_a_slow_subscriber_is_dropped_not_waited_for() -> None:

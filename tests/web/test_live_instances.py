@@ -2,9 +2,9 @@
 instance A reaches an event stream held by instance B (LISTEN/NOTIFY), also across a dropped
 LISTEN connection, and a client that reconnects with Last-Event-ID gets every missed event once.
 
-The PostgreSQL server is shared with other work on this machine, so the test does not restart
-it: it ends the instances' LISTEN connections (``pg_terminate_backend``), which is what a
-restart does to them.
+The PostgreSQL server here is the shared one, so this test does not restart it: it ends the
+instances' LISTEN connections (``pg_terminate_backend``). A real restart, on a server of the
+test's own, is tests/web/test_live_restart.py.
 """
 
 from __future__ import annotations

@@ -15,7 +15,6 @@ from sqlalchemy import delete, update
 from app.db.models import DealStats, Game, MoveRecord
 from app.engine import DEVELOPMENT_KEY, dumps, get_ruleset
 from app.engine.cards import RANKS
-from app.web.board import finish_moves
 from tests.engine.builders import position
 from tests.web.support import csrf, error_code, move, new_game, post, start
 from tests.web.test_board import HX, state_of
@@ -177,23 +176,23 @@ SUITS_DONE = {f"f{i + 1}": " ".join(f"{r}{s}" for r in RANKS) for i, s in enumer
 def test_finish_moves_only_when_every_card_can_go_up() -> None:
     rules = get_ruleset("castles-end")
     spades = " ".join(f"{r}S" for r in RANKS[:11])  # A … J
-    ready = position("castles-end", **SUITS_DONE, f4=spades, t1="QS", t2="KS")
-    plan = finish_moves(rules, ready, rules.legal_moves(ready))
+    ready = position("castles-end", SUITS_DONE, f4=spades, t1="QS", t2="KS")
+    plan = rules.finish_moves(ready, rules.legal_moves(ready))
     assert [str(m) for m in plan or []] == ["t1-f4", "t2-f4"]
     # K♠ on Q♠: the Queen cannot go up first without another move: no offer.
-    blocked = position("castles-end", **SUITS_DONE, f4=spades, t1="QS KS")
-    assert finish_moves(rules, blocked, rules.legal_moves(blocked)) is None
+    blocked = position("castles-end", SUITS_DONE, f4=spades, t1="QS KS")
+    assert rules.finish_moves(blocked, rules.legal_moves(blocked)) is None
     # A card in the stock is never looked at.
     q = get_ruleset("quadrangle")
     dealt = q.deal(1, DEVELOPMENT_KEY)
-    assert finish_moves(q, dealt, q.legal_moves(dealt)) is None
+    assert q.finish_moves(dealt, q.legal_moves(dealt)) is None
 
 
 def test_the_finish_button_plays_every_card_up(app: FastAPI) -> None:
     with TestClient(app, base_url="http://testserver") as browser:  # made-up position: no guard
         game_id = new_game(browser, "castles-end", 9)
         spades = " ".join(f"{r}S" for r in RANKS[:11])
-        set_state(app, game_id, position("castles-end", **SUITS_DONE, f4=spades, t1="QS", t2="KS"))
+        set_state(app, game_id, position("castles-end", SUITS_DONE, f4=spades, t1="QS", t2="KS"))
         page = browser.get(f"/games/{game_id}").text
         assert "Every card left can go up." in page and f'hx-post="/games/{game_id}/finish"' in page
         answer = post(browser, f"/games/{game_id}/finish", {})

@@ -5,7 +5,6 @@ connections the restart closed, and nothing acknowledged was lost."""
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterator
 from typing import Any
 
@@ -13,23 +12,12 @@ import pytest
 from fastapi import FastAPI
 from fastapi.testclient import TestClient
 
-from app.config import Settings
 from app.main import create_app
-from bench.pg_instance import PgInstance, available
 from tests.databases import migrate
+from tests.own_postgres import PgInstance
+from tests.settings import suite_settings
 from tests.web.hidden import HiddenCardGuard
 from tests.web.support import error_code, log_rows, move, start
-
-
-@pytest.fixture(scope="module")
-def own_postgres() -> Iterator[PgInstance]:
-    reason = available()
-    if reason:
-        if os.environ.get("CI") == "true":
-            pytest.fail(f"CI must run the outage test: {reason}")
-        pytest.skip(reason)
-    with PgInstance() as pg:
-        yield pg
 
 
 @pytest.fixture()
@@ -38,10 +26,10 @@ def outage_app(own_postgres: PgInstance) -> Iterator[FastAPI]:
         own_postgres.start()
     url = own_postgres.url("postgres")
     migrate(url)
-    application = create_app(Settings(app_env="test", database_url=url))
+    application = create_app(suite_settings(url))
     yield application
     application.state.engine.dispose()
-    application.state.games.close()
+    application.state.move_store.close()
 
 
 def _first(game: dict[str, Any]) -> str:

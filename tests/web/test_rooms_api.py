@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 from fastapi import FastAPI
 from fastapi.testclient import TestClient
-from sqlalchemy import select
+from sqlalchemy import select, update
 
 from app.db.models import Event, Game
 from app.services.players import now
@@ -289,6 +289,36 @@ def test_sweep_forfeits_silent_racers_and_closes_idle_rooms(
     # The race ended (two hours before the sweep's clock): the room is idle as well.
     assert api.get(f"/api/rooms/{racing}").json()["status"] == "closed"
     assert [(k, d["type"]) for k, d in events(app, idle)].count(("room", "closed")) == 1
+
+
+def test_the_sweep_deletes_events_past_their_retention_in_bounded_batches(
+    api: TestClient, rooms: Any, app: FastAPI, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    old = create(api)["code"]
+    join(api, old, new_player(api))
+    join(api, old, new_player(api))
+    assert len(events(app, old)) == 3  # created, and two joins
+    # Later than any clock the other tests of this database pretend (event ids follow time).
+    day_later = now() + timedelta(days=3)
+    fresh = create(api, headers=new_player(api))["code"]
+    with app.state.sessions.begin() as db:  # the fresh room's event is written a day later
+        db.execute(update(Event).where(Event.room_code == fresh).values(created_at=day_later))
+    cutoff = day_later - timedelta(seconds=rooms.limits.event_retention_s)
+
+    def ids() -> list[int]:  # every event of the database (other tests' rooms too)
+        with app.state.sessions() as db:
+            return list(db.scalars(select(Event.id).order_by(Event.id)))
+
+    before = ids()
+    assert rooms.prune_events(cutoff, most=2) == 2  # a bounded batch, the oldest first
+    assert ids() == before[2:]
+    while rooms.prune_events(cutoff, most=2):
+        pass
+    assert events(app, old) == [] and len(events(app, fresh)) == 1
+    # The sweep prunes by its clock and the setting; the fresh event is within a day of it.
+    monkeypatch.setattr(rooms, "clock", lambda: day_later)
+    rooms.sweep()
+    assert ("room", "created") in [(k, d["type"]) for k, d in events(app, fresh)]
 
 
 def test_race_result_lists(api: TestClient, rooms: Any) -> None:

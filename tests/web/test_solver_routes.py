@@ -3,16 +3,22 @@ the certified pool (CLI, ``"winnable": true``) and finished games' ``deal_winnab
 
 from __future__ import annotations
 
+import asyncio
+import logging
+import time
 from typing import Any
 
 import pytest
 from fastapi import FastAPI
 from fastapi.testclient import TestClient
+from sqlalchemy.exc import OperationalError
 
 from app.cli import main
 from app.config import Settings
-from app.services.solver import Solver, judge_deal
+from app.engine import Move, get_ruleset
+from app.services.solver import CpuShare, Solver, Verdict, judge_deal
 from app.solver import Outcome
+from tests.aio import run
 from tests.web.support import error_code, finish_deal, move, new_game, post, start
 
 WON_DEAL, LOST_DEAL = 1, 3  # Castle's End, development key (tests/solver decides them)
@@ -231,3 +237,201 @@ def test_the_deal_page_says_what_the_deal_allowed(client: TestClient, app: FastA
     finish_deal(client, "castles-end", LOST_DEAL)
     text = client.get(page).text
     assert "What the deal allowed" in text and "cannot be won" in text
+
+
+def _decided_castles_end_deal(key: bytes, first: int) -> tuple[int, Outcome]:
+    """A Castle's End deal from ``first`` on that the solver decides, and its outcome (found
+    here by the solver itself, not written down)."""
+    for number in range(first, first + 50):
+        outcome = judge_deal("castles-end", number, key).outcome
+        if outcome is not Outcome.UNKNOWN:
+            return number, outcome
+    raise AssertionError("no decided deal")
+
+
+def _forget_verdict(app: FastAPI, slug: str, number: int) -> None:
+    from app.db.models import DealVerdict
+
+    with app.state.sessions.begin() as db:
+        row = db.get(DealVerdict, (slug, number))
+        if row is not None:
+            db.delete(row)
+
+
+def _wait_for_verdict(api: TestClient, game_id: str, seconds: float = 90.0) -> Any:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        found = api.get(f"/api/games/{game_id}").json()["deal_winnable"]
+        if found is not None:
+            return found
+        time.sleep(0.2)
+    return None
+
+
+def test_an_ended_games_deal_is_judged_in_the_pool_and_shown(
+    api: TestClient, app: FastAPI, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    solver = solver_of(app)
+    monkeypatch.setattr(solver, "judge_seconds", 30.0)
+    key = app.state.settings.deal_key_bytes
+    for first, want in ((700, Outcome.WINNABLE), (800, Outcome.LOST)):
+        number, outcome = first, Outcome.UNKNOWN
+        while outcome is not want:  # one deal of each kind, as the solver finds them
+            number, outcome = _decided_castles_end_deal(key, number + 1)
+        _forget_verdict(app, "castles-end", number)
+        game = start(api, "castles-end", number)
+        ended = api.post(f"/api/games/{game['id']}/resign")
+        assert ended.status_code == 200, ended.text
+        # The answer to the move that ended the game never waits for the search.
+        assert _wait_for_verdict(api, game["id"]) is (want is Outcome.WINNABLE)
+        if want is Outcome.WINNABLE:
+            line = solver.solution("castles-end", number)
+            assert line is not None
+            rules = get_ruleset("castles-end")
+            end = rules.replay(rules.deal(number, key), [Move.parse(m) for m in line])
+            assert rules.is_won(end)
+
+
+def test_a_busy_pool_takes_no_backlog_of_deals_to_judge(
+    app: FastAPI, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Games that end under load do not queue searches: as many deals are judged at once as
+    the pool has workers, and the others are let go (judged when a later game ends)."""
+    solver = solver_of(app)
+    started: list[tuple[str, int]] = []
+
+    async def judge(slug: str, number: int) -> None:
+        started.append((slug, number))
+        await asyncio.sleep(0.5)
+        solver._judging.discard((slug, number))
+
+    monkeypatch.setattr(solver, "judge_ended", judge)
+
+    async def scenario() -> None:
+        for number in (11, 12, 13, 11):
+            solver._start_judging("corners", number)
+        await asyncio.gather(*solver._tasks)
+
+    run(scenario())
+    assert solver.pool.workers == 1
+    assert started == [("corners", 11)]
+
+
+def test_judging_waits_while_the_app_is_busy(app: FastAPI, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A game that ends while its app process is busy serving play leaves its deal to be
+    judged later: under load, a search would lengthen the moves' tail."""
+    solver = solver_of(app)
+    started: list[int] = []
+
+    async def judge(slug: str, number: int) -> None:
+        started.append(number)
+        solver._judging.discard((slug, number))
+
+    monkeypatch.setattr(solver, "judge_ended", judge)
+    monkeypatch.setattr(solver, "judge_busy_share", 0.25)
+    shares = iter([0.9, 0.1])
+    monkeypatch.setattr(solver.busy, "now", lambda: next(shares))
+
+    async def scenario() -> None:
+        for number in (21, 22):
+            solver._start_judging("corners", number)
+        await asyncio.gather(*solver._tasks)
+
+    run(scenario())
+    assert started == [22]
+
+
+def test_the_share_of_a_core_is_measured_over_whole_windows() -> None:
+    wall, cpu = [100.0], [5.0]
+    share = CpuShare(window=2.0, wall=lambda: wall[0], cpu=lambda: cpu[0])
+    assert share.now() == 0.0  # nothing measured yet
+    wall[0], cpu[0] = 101.0, 5.9
+    assert share.now() == 0.0  # the window is not over: the last whole one counts
+    wall[0], cpu[0] = 102.0, 6.0
+    assert share.now() == pytest.approx(0.5)  # 1 s of CPU in 2 s
+    wall[0], cpu[0] = 104.5, 6.25
+    assert share.now() == pytest.approx(0.1)
+    wall[0] = 105.0
+    assert share.now() == pytest.approx(0.1)
+
+
+def test_judging_while_the_database_is_away_logs_one_line(
+    app: FastAPI, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    solver = solver_of(app)
+
+    def away(slug: str, number: int) -> bool:
+        raise OperationalError("SELECT", {}, Exception("connection refused"))
+
+    monkeypatch.setattr(solver, "needs_verdict", away)
+    with caplog.at_level(logging.WARNING, logger="app.services.solver"):
+        assert run(solver.judge_ended("corners", 5)) is None
+    (line,) = [r for r in caplog.records if r.name == "app.services.solver"]
+    assert line.exc_info is None and "judging corners deal 5 failed" in line.getMessage()
+    assert ("corners", 5) not in solver._judging
+
+
+def test_judging_an_ended_game_keeps_a_decided_or_certified_verdict(app: FastAPI) -> None:
+    solver = solver_of(app)
+    key = app.state.settings.deal_key_bytes
+    number, outcome = _decided_castles_end_deal(key, 900)
+    _forget_verdict(app, "castles-end", number)
+    found = judge_deal("castles-end", number, key)
+    solver.store(found, certified=True)
+    assert solver.needs_verdict("castles-end", number) is False
+    other = Outcome.LOST if outcome is Outcome.WINNABLE else Outcome.WINNABLE
+    solver.store_judged(Verdict("castles-end", number, other, (), 1))
+    assert solver.verdict("castles-end", number) is (outcome is Outcome.WINNABLE)
+    assert solver.pool_size("castles-end") >= (outcome is Outcome.WINNABLE)
+    unknown = Verdict("castles-end", number + 10_000, Outcome.UNKNOWN, (), 5)
+    _forget_verdict(app, "castles-end", number + 10_000)
+    solver.store_judged(unknown)
+    assert solver.needs_verdict("castles-end", number + 10_000) is True  # may be decided later
+    solver.store_judged(Verdict("castles-end", number + 10_000, Outcome.LOST, (), 9))
+    assert solver.verdict("castles-end", number + 10_000) is False
+
+
+def test_the_solution_of_a_finished_game_is_a_replay(
+    api: TestClient, client: TestClient, app: FastAPI
+) -> None:
+    solver = solver_of(app)
+    key = app.state.settings.deal_key_bytes
+    solver.store(judge_deal("castles-end", WON_DEAL, key), certified=False)
+    line = solver.solution("castles-end", WON_DEAL)
+    assert line
+    game = start(api, "castles-end", WON_DEAL)
+    assert error_code(api.get(f"/api/games/{game['id']}/solution"), 409) == "game_in_play"
+    api.post(f"/api/games/{game['id']}/resign")
+    whole = api.get(f"/api/games/{game['id']}/solution").json()
+    assert whole["moves"] == line and whole["step"] == len(line)
+    assert whole["game"]["on_foundations"] == 52  # the line ends with every card home
+    first = api.get(f"/api/games/{game['id']}/solution", params={"step": 1}).json()
+    assert first["step"] == 1 and first["game"]["on_foundations"] == 1  # E1: a base card
+    # Nobody who has not finished the deal sees it (the same-deal rule).
+    with TestClient(app, base_url="http://testserver") as other:
+        token = other.post("/api/players", json={}).json()["token"]
+        other.headers["Authorization"] = f"Bearer {token}"
+        refused = other.get(f"/api/games/{game['id']}/solution")
+        assert error_code(refused, 403) == "deal_not_finished"
+    # In the browser: the finished board links to it; it steps like a replay.
+    game_id = finish_deal(client, "castles-end", WON_DEAL)
+    board = client.get(f"/games/{game_id}").text
+    assert f'href="/games/{game_id}/solution"' in board and "can be won" in board
+    page = client.get(f"/games/{game_id}/solution")
+    assert page.status_code == 200 and "The solver&#39;s solution" in page.text
+    assert f"/games/{game_id}/solution?step=1" in page.text
+    step = client.get(f"/games/{game_id}/solution?step=2", headers={"HX-Request": "true"})
+    assert step.status_code == 200 and 'data-step="2"' in step.text
+    assert f"/games/{game_id}/solution?step=3" in step.text  # the next step's link
+    assert "<html" not in step.text
+
+
+def test_a_deal_without_a_winning_line_has_no_solution_page(api: TestClient, app: FastAPI) -> None:
+    solver = solver_of(app)
+    solver.store(
+        judge_deal("castles-end", LOST_DEAL, app.state.settings.deal_key_bytes), certified=False
+    )
+    game = start(api, "castles-end", LOST_DEAL)
+    over = api.post(f"/api/games/{game['id']}/resign").json()
+    assert over["deal_winnable"] is False
+    assert error_code(api.get(f"/api/games/{game['id']}/solution"), 404) == "not_found"

@@ -18,14 +18,12 @@ from fastapi import FastAPI
 from fastapi.testclient import TestClient
 from sqlalchemy import select
 
-from app.config import Settings
 from app.db.models import Game
 from app.engine import DEVELOPMENT_KEY, GAMES, MAX_DEAL, Move, get_ruleset
 from app.main import create_app
 from app.services import daily
 from app.services import games as games_module
 from app.services.stats import wilson_lower_bound
-from app.web.board import move_words
 from tests.services.test_stats import (
     WIN_DEAL,
     WIN_GAME,
@@ -35,6 +33,7 @@ from tests.services.test_stats import (
     stats_database,
     winning_line,
 )
+from tests.settings import suite_settings
 from tests.web.hidden import HiddenCardGuard
 from tests.web.support import error_code, finish_deal, move, new_player, start, start_as
 
@@ -179,13 +178,11 @@ class Own:
 @pytest.fixture(scope="module")
 def own_app(backend: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[FastAPI]:
     url = stats_database(backend, tmp_path_factory.mktemp("stats-web"), "ph_test_stats_web")
-    settings = Settings(
-        app_env="test", database_url=url, leaderboard_min_games=2, leaderboard_cache_seconds=0
-    )
+    settings = suite_settings(url, leaderboard_min_games=2, leaderboard_cache_seconds=0)
     application = create_app(settings)
     yield application
     application.state.engine.dispose()
-    application.state.games.close()
+    application.state.move_store.close()
 
 
 @pytest.fixture()
@@ -334,7 +331,7 @@ def test_a_replay_steps_by_fragments_and_says_moves_in_words(own: Own) -> None:
     words = re.findall(r'title="([^"]+)">([^<]+)</a></li>', page)
     assert [n for n, _ in words] == log
     dealt = rules.deal(1, own.app.state.settings.deal_key_bytes)
-    assert words[0][1] == move_words(rules, dealt, Move.parse(log[0]))
+    assert words[0][1] == rules.replay_words(dealt, [log[0]])[0]
     step = own.client.get(f"/games/{game_id}/replay?step=1", headers={"HX-Request": "true"})
     assert step.status_code == 200 and "hx-request" in step.headers["vary"].lower()
     html = step.text

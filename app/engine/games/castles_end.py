@@ -17,6 +17,16 @@ _PILES = 10
 class CastlesEnd(Ruleset):
     slug = "castles-end"
     name = "Castle's End"
+    blurb = (
+        "One deck, every card face up. You choose the base rank with your first "
+        "foundation move; ten piles build up or down in suit."
+    )
+    table_note = (
+        "Your first foundation card sets the base rank; piles build up or down in "
+        "suit, an Ace and a King are not neighbours."
+    )
+    shows_base_rank = True  # chosen by the first foundation move (E1): "—" until then
+    all_face_up = True
     decks = 1
     layout = Layout(
         (

@@ -17,6 +17,14 @@ _F, _R = PileKind.FOUNDATION, PileKind.RESERVE
 class Corners(Ruleset):
     slug = "corners"
     name = "Corners"
+    blurb = (
+        "One deck. Four foundations in the corners, each from its own base card, fed "
+        "from a cross of five reserves. Three passes through the stock."
+    )
+    table_note = (
+        "Foundations in the corners build up in suit from their own base card; the "
+        "reserves in the cross and the waste feed them."
+    )
     decks = 1
     max_redeals = 2
     # Foundations in the four corners of a 3×3 square, reserves in the cross between them.

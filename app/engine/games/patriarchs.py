@@ -19,6 +19,14 @@ _F, _R = PileKind.FOUNDATION, PileKind.RESERVE
 class Patriarchs(Ruleset):
     slug = "patriarchs"
     name = "Patriarchs"
+    blurb = (
+        "Two decks. Aces build up on one side, Kings down on the other, fed from a "
+        "three-by-three reserve; the two meet in the middle."
+    )
+    table_note = (
+        "Left column: Aces building up ↑. Right column: Kings building down ↓. The "
+        "3×3 reserve and the waste feed them."
+    )
     decks = 2
     max_redeals = 1
     # Aces column, the 3×3 reserve square, Kings column; stock and waste below the square.

@@ -16,6 +16,15 @@ _DEAL = Move("stock", "waste")
 class Quadrangle(Ruleset):
     slug = "quadrangle"
     name = "Quadrangle"
+    blurb = (
+        "Two decks. Twelve piles build down in suit, wrapping from Ace to King; eight "
+        "foundations climb from a base rank the deal chooses."
+    )
+    table_note = (
+        "Foundations build up in suit from the base rank, past the King; piles build "
+        "down in suit, a King may go on an Ace."
+    )
+    shows_base_rank = True
     decks = 2
     layout = Layout(
         (

@@ -1,5 +1,9 @@
 """The ``game`` row and its move log in SQL, and the transaction that changes a game.
 
+:class:`MoveStore` is what the app builds once (``create_app``) and hands to the game service:
+the move path's connection pool and how a change runs on it. Moves, undos and resigns all go
+through it.
+
 A move is one short transaction: lock the game row, read it, write the new row and append to
 the move log. :func:`move_transactions` picks one of two ways to run it, with the same
 statements and the same behaviour (the contract tests run on both databases):
@@ -30,13 +34,13 @@ import psycopg
 from psycopg import ClientCursor
 from psycopg.pq import TransactionStatus
 from sqlalchemy import Connection, Dialect, Engine, Table, bindparam, insert, select, update
-from sqlalchemy.exc import DBAPIError
+from sqlalchemy.exc import DBAPIError, SQLAlchemyError
 from sqlalchemy.sql import ClauseElement
 
 from app.db.broker import CHANNEL
 from app.db.faults import Disconnected, OutcomeUnknown
 from app.db.models import Event, Game, MoveRecord, Player, as_utc
-from app.engine import RULES_VERSION
+from app.db.session import make_move_engine
 
 
 @dataclass
@@ -76,17 +80,19 @@ class GameRow:
         status: str,
         stamp: datetime,
         *,
+        rules: str,
         rated: bool,
         race_id: int | None = None,
         not_before: datetime | None = None,
     ) -> GameRow:
-        """A game just dealt, before its first move (``state`` serialized)."""
+        """A game just dealt, before its first move (``state`` serialized, ``rules`` the
+        engine's rules version)."""
         return cls(
             id=game_id,
             player_id=player_id,
             game=slug,
             deal=deal,
-            rules=RULES_VERSION,
+            rules=rules,
             rated=rated,
             state=state,
             version=0,
@@ -409,6 +415,28 @@ class PostgresStatements:
 Transactions = Callable[[], AbstractContextManager[MoveTransaction]]
 
 
+@dataclass
+class MoveStore:
+    """The move path's connections (``engine``) and its transactions: built once per app by
+    :meth:`open` and passed to the game service, which never sees the driver."""
+
+    engine: Engine
+    transaction: Transactions
+    shared: bool  # ``engine`` is the app's main engine (SQLite): not this store's to close
+
+    @classmethod
+    def open(cls, engine: Engine) -> MoveStore:
+        """The store for the app's main ``engine``: on PostgreSQL a pool of its own
+        (``make_move_engine``), elsewhere the same engine."""
+        moves = make_move_engine(engine)
+        return cls(moves, move_transactions(moves), shared=moves is engine)
+
+    def close(self) -> None:
+        """Closes the connections of the move path's own pool, if it has one."""
+        if not self.shared:
+            self.engine.dispose()
+
+
 def move_transactions(engine: Engine) -> Transactions:
     """How this database runs a move's transaction (see the module's docstring); ``engine``
     comes from ``app.db.session.make_move_engine``."""
@@ -428,7 +456,13 @@ def postgres_transactions(engine: Engine) -> Transactions:
                 tx = PostgresTransaction(db, statements)
                 yield tx
             finally:
-                driver = db.connection.driver_connection
+                try:
+                    driver = db.connection.driver_connection
+                except SQLAlchemyError:
+                    # A statement of the transaction lost the connection and SQLAlchemy has
+                    # invalidated it: asking for it again raises, and that error would hide
+                    # the one on its way out (a 500 instead of a retry or a 503).
+                    driver = None
                 if driver is None or driver.broken or driver.closed:
                     db.invalidate()  # the pool opens a new one in its place
                 elif tx is not None:

@@ -1,4 +1,4 @@
-"""The move transaction (app/services/game_rows.py): the same behaviour on both databases, and on
+"""The move transaction (app/db/game_rows.py): the same behaviour on both databases, and on
 PostgreSQL two round trips of statements the app prepared itself."""
 
 from __future__ import annotations
@@ -11,9 +11,9 @@ import psycopg
 import pytest
 from fastapi import FastAPI
 from fastapi.testclient import TestClient
-from sqlalchemy.dialects import postgresql
+from sqlalchemy.engine import make_url
 
-from app.services.game_rows import CoreTransaction, PostgresStatements, PostgresTransaction
+from app.db.game_rows import CoreTransaction, PostgresStatements, PostgresTransaction
 from tests.web.support import error_code, log_rows, move, start
 
 
@@ -34,7 +34,7 @@ def test_refused_moves_release_the_game_and_change_nothing(api: TestClient, app:
 
 
 def test_each_database_gets_its_own_way_of_moving(app: FastAPI, backend: str) -> None:
-    with app.state.games.move_transaction() as tx:
+    with app.state.move_store.transaction() as tx:
         expected = PostgresTransaction if backend == "postgres" else CoreTransaction
         assert isinstance(tx, expected)
 
@@ -71,8 +71,27 @@ def test_a_move_on_postgres_is_two_round_trips(
     assert sent == [lock, write, lock]  # the retry is answered from the log: nothing written
 
 
+def test_undo_and_resign_take_the_move_path_too(
+    api: TestClient, app: FastAPI, backend: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Undo and resign lock and write the game in the move store's transaction, as a move
+    does: on PostgreSQL the same prepared lock and write (the undo also reads the move log)."""
+    if backend != "postgres":
+        pytest.skip("the two-round-trip path is PostgreSQL's")
+    game = start(api, "quadrangle", 1)
+    assert move(api, game["id"], "t5-t9", 0).status_code == 200
+    sent = _count_round_trips(monkeypatch)
+    lock, write = "BEGIN; EXECUTE ph_lock_game", "EXECUTE ph_update_game"
+    assert api.post(f"/api/games/{game['id']}/undo").status_code == 200
+    assert sent[0] == lock and sent[-1] == write
+    sent.clear()
+    assert api.post(f"/api/games/{game['id']}/resign").status_code == 200
+    assert sent == [lock, write]
+    assert [row[1] for row in log_rows(app, game["id"])] == ["move", "undo", "resign"]
+
+
 def test_prepared_statements_take_what_their_calls_give() -> None:
-    statements = PostgresStatements.compile(postgresql.psycopg.dialect())
+    statements = PostgresStatements.compile(make_url("postgresql+psycopg://").get_dialect()())
     for prepared in (
         statements.lock_game,
         statements.first_response,

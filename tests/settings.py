@@ -1,0 +1,53 @@
+"""The settings of the apps the suite builds.
+
+The functional tests step through replays and boards far faster than any person, on a CI
+machine that may be loaded. Every app a test builds starts from :func:`suite_settings`, so that
+no test meets a limit it is not about: the budget of expensive pages and the wait for a turn
+are tested on their own (tests/web/test_limits.py), the rate limits too
+(tests/web/test_security.py), and so is judging ended games' deals
+(tests/web/test_solver_routes.py).
+"""
+
+from __future__ import annotations
+
+from typing import Any, TypedDict
+
+from app.config import Settings
+
+
+class RateLimits(TypedDict):
+    """The rate-limit settings (a TypedDict, so that ``**TEST_LIMITS`` is type-checked)."""
+
+    rate_limit_signin: str
+    rate_limit_new_players: str
+    rate_limit_new_games: str
+    rate_limit_moves: str
+    rate_limit_address: str
+
+
+# High enough never to be hit, yet counted.
+TEST_LIMITS = RateLimits(
+    rate_limit_signin="100000/minute",
+    rate_limit_new_players="100000/minute",
+    rate_limit_new_games="100000/minute",
+    rate_limit_moves="100000/minute",
+    rate_limit_address="1000000/minute",
+)
+
+
+def suite_settings(database_url: str, **overrides: Any) -> Settings:
+    """Test settings on ``database_url``; ``overrides`` name the limits a test is about."""
+    values: dict[str, Any] = {
+        "app_env": "test",
+        "database_url": database_url,
+        # A share below 1.0 keeps a budget of replay time: a loaded CI machine spent it
+        # stepping through one replay and was answered 503 (twice, in two tests).
+        "expensive_share": 1.0,
+        "queue_timeout_ms": 10_000,
+        "solver_judge_seconds": 0.0,
+        # The suite keeps its processes busy: judging would wait for a quiet moment for good.
+        "solver_judge_busy_share": 0.0,
+        **TEST_LIMITS,
+    }
+    values.update(overrides)
+    return Settings(**values)
