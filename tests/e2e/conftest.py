@@ -13,7 +13,7 @@ import subprocess
 import sys
 import time
 import urllib.request
-from collections.abc import Iterator
+from collections.abc import Generator, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -47,6 +47,7 @@ class Server:
     url: str
     database_url: str
     database: Path
+    log: Path
 
 
 def _free_port() -> int:
@@ -94,6 +95,11 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
         # that replays may take is tested on its own (tests/web/test_limits.py).
         "EXPENSIVE_SHARE": "1.0",
         "HINT_SECONDS": "30",  # a busy test machine must not turn a hint into "undecided"
+        # On a loaded CI machine a request may wait seconds for a thread or for SQLite's write
+        # lock; the defaults (2 s, 1 s) would turn that into a 503 the board cannot recover from.
+        # Those limits are tested on their own (tests/web/test_limits.py, test_faults.py).
+        "QUEUE_TIMEOUT_MS": "10000",
+        "DB_LOCK_TIMEOUT_MS": "10000",
     }
     log = where / "server.log"
     with log.open("wb") as out:
@@ -109,7 +115,7 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
     base = f"http://127.0.0.1:{port}"
     try:
         _wait_until_up(base, proc, log)
-        yield Server(base, url, database)
+        yield Server(base, url, database, log)
     finally:
         proc.terminate()
         try:
@@ -117,6 +123,19 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
         except subprocess.TimeoutExpired:
             proc.kill()
             proc.wait(5)
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(
+    item: pytest.Item, call: pytest.CallInfo[None]
+) -> Generator[None, pytest.TestReport, pytest.TestReport]:
+    """A failed browser test shows what its server said last (a 503 or a lock wait, say)."""
+    report = yield
+    server = getattr(item, "funcargs", {}).get("server")
+    if report.failed and isinstance(server, Server) and server.log.exists():
+        tail = server.log.read_text(errors="replace").splitlines()[-40:]
+        report.sections.append(("e2e server log (last 40 lines)", "\n".join(tail)))
+    return report
 
 
 @pytest.fixture(scope="session")

@@ -6,6 +6,7 @@ import re
 from typing import Any
 
 from playwright.sync_api import Page
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from app.engine import Move
 from app.engine.cards import RANKS, SUITS, name_of, parse_code
@@ -38,11 +39,26 @@ def legal(page: Page) -> list[str]:
 
 
 def wait_version(page: Page, expected: int) -> None:
-    page.wait_for_function(
-        "v => document.getElementById('game-status').dataset.version === String(v)"
-        " && !document.querySelector('#table.busy')",
-        arg=expected,
-    )
+    """Until the board shows ``expected`` and has landed: no action in flight and no card still
+    sliding (a sliding card's box is somewhere between two piles, and a drag aimed at it, as
+    on a slow machine, would drop on the wrong pile)."""
+    try:
+        page.wait_for_function(
+            "v => document.getElementById('game-status').dataset.version === String(v)"
+            " && !document.querySelector('#table.busy, #table .flying')",
+            arg=expected,
+        )
+    except PlaywrightTimeout:
+        # What the board was doing, for a failure on a machine where it cannot be watched.
+        seen = page.evaluate(
+            """() => ({version: document.getElementById('game-status')?.dataset.version,
+                busy: !!document.querySelector('#table.busy'),
+                queued: document.getElementById('table')?.dataset.queued,
+                flying: document.querySelectorAll('#table .flying').length,
+                picked: [...document.querySelectorAll('#table .picked')].map(e => e.id),
+                said: document.getElementById('announce')?.textContent.trim()})"""
+        )
+        raise AssertionError(f"the board never showed version {expected}: {seen}") from None
 
 
 def board(page: Page) -> dict[str, dict[str, Any]]:
