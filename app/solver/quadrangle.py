@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable, Hashable, Sequence
 from typing import cast
 
+from app.engine import Ruleset
 from app.solver.search import Child, Layout, Piles
 
 _ONE = tuple(bytes((c,)) for c in range(256))
@@ -27,15 +28,21 @@ def encode(piles: Sequence[Sequence[int]]) -> tuple[bytes, ...]:
     return tuple(p if type(p) is bytes else bytes(p) for p in piles)
 
 
-def _bytes(piles: Sequence[Sequence[int]]) -> tuple[bytes, ...]:
-    return cast("tuple[bytes, ...]", piles) if type(piles[0]) is bytes else encode(piles)
-
-
 class QuadrangleModel(Layout):
     lds = True  # a limited-discrepancy search first (see search.solve_piles)
 
     def encode(self, piles: Piles) -> Piles:
         return cast(Piles, encode(piles))
+
+    def __init__(self, rules: Ruleset) -> None:
+        super().__init__(rules)
+        # The foundations and the tableau piles each lie side by side in the engine's order:
+        # the key takes them as two slices.
+        self._fs = slice(self.f[0], self.f[-1] + 1)
+        self._ts = slice(self.t[0], self.t[-1] + 1)
+        ids = tuple(range(len(self.pile_ids)))
+        if ids[self._fs] != self.f or ids[self._ts] != self.t:
+            raise ValueError("the foundations and the tableau piles must each be contiguous")
 
     def key(self, given: Piles, redeals: int) -> Hashable:
         # The stock only ever loses its top card (one pass), so its length says what it holds.
@@ -44,17 +51,22 @@ class QuadrangleModel(Layout):
         # it holds (-1: empty): sorting eight numbers is cheaper than sorting eight piles.
         # As bytes: eight foundation tops, the twelve tableau piles sorted, each followed by
         # a separator, then the waste, then the stock's length (the waste's end is implied).
-        piles = _bytes(given)
-        tops = bytes(sorted([p[-1] if p else _NONE for p in [piles[f] for f in self.f]]))
+        piles: tuple[bytes, ...] = given if type(given[0]) is bytes else encode(given)  # type: ignore[comparison-overlap]
+        tops = bytes(sorted([p[-1] if p else _NONE for p in piles[self._fs]]))
         return b"".join(
             (
                 tops,
-                _SEP.join(sorted([piles[t] for t in self.t])),
+                _SEP.join(sorted(piles[self._ts])),
                 _SEP,
                 piles[self.waste],
                 _ONE[len(piles[self.stock])],
             )
         )
+
+    def won(self, piles: Piles) -> bool:
+        # Cards leave the stock long before the end: while it holds any, nothing else needs a
+        # look (this runs for every position generated).
+        return not piles[self.stock] and not piles[self.waste] and super().won(piles)
 
     def dead(self, piles: Piles, redeals: int) -> bool:
         return False
@@ -64,11 +76,13 @@ class QuadrangleModel(Layout):
 
         Pointless moves are not generated: into empty piles other than the first (they are
         interchangeable), and a pile's only card into an empty pile when nothing refills it."""
-        piles = _bytes(given)
+        # The hot loop of the search: lookups by card face are list indexing (faster than
+        # dict methods), and each child is one tuple made from a list changed in place.
+        piles: tuple[bytes, ...] = given if type(given[0]) is bytes else encode(given)  # type: ignore[comparison-overlap]
         waste_i, stock_i = self.waste, self.stock
         stock, waste = piles[stock_i], piles[waste_i]
         base = piles[self.f[0]][0] % 13
-        need: dict[int, int] = {}
+        need = [-1] * 52  # card face → the foundation it goes on next (the first such)
         empty_f = -1
         for f in self.f:
             p = piles[f]
@@ -76,8 +90,10 @@ class QuadrangleModel(Layout):
                 if empty_f < 0:
                     empty_f = f
             elif len(p) < 13:
-                need.setdefault(_NEXT[p[-1]], f)
-        fits: dict[int, list[int]] = {}  # card face → tableau piles it may go on
+                n = _NEXT[p[-1]]
+                if need[n] < 0:
+                    need[n] = f
+        fits: list[list[int] | None] = [None] * 52  # card face → tableau piles it may go on
         empty_t = -1
         sources: list[int] = []
         for t in self.t:
@@ -85,7 +101,7 @@ class QuadrangleModel(Layout):
             if p:
                 sources.append(t)
                 below = _PRED[p[-1]]
-                on = fits.get(below)
+                on = fits[below]
                 if on is None:
                     fits[below] = [t]
                 else:
@@ -100,15 +116,15 @@ class QuadrangleModel(Layout):
         for src in sources:
             p = piles[src]
             c = p[-1]
-            f = need.get(c, -1)
+            f = need[c]
             if f < 0 and empty_f >= 0 and c % 13 == base:
                 f = empty_f
-            targets = fits.get(c, [])  # never ``src`` itself: its top is c, not succ(c)
+            targets = fits[c]  # never ``src`` itself: its top is c, not succ(c)
             # A pile's only card into an empty pile is pointless unless emptying the pile
             # brings a refill (Q4). In play an empty pile means the waste and the stock are
             # empty too, but a position built by hand may have both.
             to_empty = empty_t >= 0 and src != waste_i and (len(p) > 1 or refills)
-            if f < 0 and not targets and not to_empty:
+            if f < 0 and targets is None and not to_empty:
                 continue
             after = list(piles)
             rest = p[:-1]
@@ -120,14 +136,18 @@ class QuadrangleModel(Layout):
                     rest = stock[-1:]
                     after[stock_i] = stock[:-1]
             after[src] = rest
+            card = _ONE[c]
             if f >= 0:
-                new = after.copy()
-                new[f] = piles[f] + _ONE[c]
-                home.append(((src, f, 1), _pack(new), 0))
-            for dst in [*targets, empty_t] if to_empty else targets:
-                new = after.copy()
-                new[dst] = piles[dst] + _ONE[c]
-                build.append(((src, dst, 1), _pack(new), 0))
+                after[f] = piles[f] + card
+                home.append(((src, f, 1), _pack(after), 0))
+                after[f] = piles[f]
+            dsts = targets or []
+            if to_empty:
+                dsts = [*dsts, empty_t]
+            for dst in dsts:
+                after[dst] = piles[dst] + card
+                build.append(((src, dst, 1), _pack(after), 0))
+                after[dst] = piles[dst]
         out = home + build
         if stock:
             new = list(piles)

@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 from app.engine import GAMES, Move, State, get_ruleset
 from app.solver import Budget, Outcome, model_for, solve
 from app.solver.patriarchs import PatriarchsModel
+from app.solver.quadrangle import QuadrangleModel
 from app.solver.search import line_positions, shorten, solve_piles
 from tests.engine.builders import position
 from tests.solver.positions import POSITIONS, exhaustive, rest_empty
@@ -393,3 +394,16 @@ def test_the_best_first_search_honours_its_budgets() -> None:
     assert timed.outcome is Outcome.UNKNOWN and timed.out_of_time
     assert len(calls) == 2 and timed.nodes <= 200
     assert solve(deal, Budget(nodes=200_000)).outcome is Outcome.LOST
+
+
+def test_the_quadrangle_model_refuses_a_layout_its_key_cannot_slice() -> None:
+    """The key takes the foundations and the tableau as two slices of the piles."""
+    rules = get_ruleset("quadrangle")
+
+    class Shuffled:  # the engine's layout with two tableau piles' places swapped
+        slug, pile_ids, stock, waste = rules.slug, rules.pile_ids, rules.stock, rules.waste
+        foundations, reserves = rules.foundations, rules.reserves
+        tableau = (rules.tableau[1], rules.tableau[0], *rules.tableau[2:])
+
+    with pytest.raises(ValueError, match="contiguous"):
+        QuadrangleModel(Shuffled())  # type: ignore[arg-type]
