@@ -114,6 +114,13 @@ class RaceNotStarted(ServiceError):
     status, code = 409, "race_not_started"
 
 
+class HintsOffInRaces(ServiceError):
+    """A racer asked for a hint: racers play the deal on their own (Castle's End's hints are
+    exact, so one would hand a racer the solver's line)."""
+
+    status, code = 409, "hints_off_in_races"
+
+
 class RoomClosed(ServiceError):
     status, code = 409, "room_closed"
 

@@ -31,7 +31,14 @@ from app.db.models import DealVerdict, Game, GameHint
 from app.db.session import make_engine, make_sessionmaker
 from app.engine import GAMES, Move, UnknownGame, get_ruleset, loads
 from app.services import stats
-from app.services.errors import Forbidden, GameOver, InvalidRequest, NoCertifiedDeals, NotFound
+from app.services.errors import (
+    Forbidden,
+    GameOver,
+    HintsOffInRaces,
+    InvalidRequest,
+    NoCertifiedDeals,
+    NotFound,
+)
 from app.services.games import Games, GameView, _plausible
 from app.services.players import now
 from app.solver import Budget, Outcome, hint, solve
@@ -208,6 +215,10 @@ class Solver:
         view = self._own_game(game_id, player_id)
         if view.finished:
             raise GameOver("The game is over: there is nothing left to hint.")
+        if view.record.race_id is not None:
+            raise HintsOffInRaces(
+                "Hints are off in races: every racer plays the deal on their own."
+            )
         return view.record.state, view.record.version
 
     def hints_used(self, game_id: str) -> int:

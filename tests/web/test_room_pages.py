@@ -106,6 +106,13 @@ def test_room_page_join_start_and_spectate(
         assert 'class="race-panel"' in board
         assert f'sse-connect="/rooms/{code}/events?view=board&amp;after=' in board
         assert f'id="racer-{theirs}"' in board and 'id="my-board"' not in board
+        # Hints are off in races: no Hint button, the note says so, and the route refuses.
+        assert 'action="/games/' + mine + '/hint"' not in board
+        assert "Hints are off in races" in board
+        refused = client.post(
+            f"/games/{mine}/hint", headers={"HX-Request": "true", "X-CSRFToken": csrf(client)}
+        )
+        assert refused.status_code == 200 and "Hints are off in races" in refused.text
 
         # A spectator (never joined) watches either racer, public view only (the guard checks).
         watching = spectator.get(f"/rooms/{code}").text

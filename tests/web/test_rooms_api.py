@@ -215,6 +215,23 @@ def test_start_countdown_and_same_deal(
     ]
 
 
+def test_racers_get_no_hints(api: TestClient, rooms: Any, app: FastAPI) -> None:
+    """Castle's End's hints are exact: in a race one would hand a racer the solver's line."""
+    other = new_player(api)
+    code = create(api, "castles-end")["code"]
+    join(api, code, other)
+    mine = start(api, code)["race"]["games"][api.player["name"]]  # type: ignore[attr-defined]
+    before = api.get(f"/api/games/{mine}").json()
+    refused = api.get(f"/api/games/{mine}/hint")
+    assert error_code(refused, 409) == "hints_off_in_races"
+    assert "Hints are off in races" in refused.json()["error"]["message"]
+    assert api.get(f"/api/games/{mine}").json() == before  # nothing counted, nothing changed
+    assert app.state.solver.hints_used(mine) == 0
+    # Outside the race, the same player's games still get hints (the route, not the player).
+    solo = api.post("/api/games", json={"game": "castles-end"}).json()["id"]
+    assert app.state.solver.hint_position(solo, api.player["id"])[1] == 0  # type: ignore[attr-defined]
+
+
 def test_forfeit_standings_and_rematch(api: TestClient, rooms: Any, app: FastAPI) -> None:
     second_name, second_auth = named(api)
     third_name, third_auth = named(api)
