@@ -2,11 +2,106 @@
 
 from __future__ import annotations
 
-from collections.abc import Hashable
+from collections.abc import Hashable, Sequence
 
 from app.solver.search import Child, Layout, Piles
 
 _MAX_REDEALS = 2
+_RESERVES = 5
+
+
+def _close(tops: list[int], done: list[int], free: bytearray, left: list[int]) -> int:
+    """The relaxed game of ``CornersModel.stranded``: play home every card it can (``free``
+    cards at any time, the cards of ``left`` from its end), updating ``tops``, ``done``
+    (cards home per suit) and ``left``; the number of free cards sent home."""
+    gained = 0
+    moved = True
+    while moved:
+        moved = False
+        for s in range(4):
+            while done[s] < 13:
+                c = s * 13 + (tops[s] + 1) % 13
+                if free[c]:
+                    gained += 1
+                elif left and left[-1] == c:
+                    left.pop()
+                else:
+                    break
+                tops[s] = (tops[s] + 1) % 13
+                done[s] += 1
+                moved = True
+    return gained
+
+
+def _short_of_pulls(
+    tops: list[int],
+    done: list[int],
+    free: bytearray,
+    token: bytes,
+    tokens: int,
+    left: list[int],
+    deal: Sequence[int],
+) -> bool:
+    """The count of ``CornersModel.stranded``, from foundation tops ``tops`` (``done`` cards
+    home per suit), cards ``free`` to go home at any time, the waste ``left`` (bottom →
+    top), the cards to be dealt in order ``deal``, and the reserve cards that may go home:
+    ``tokens`` of them for sure plus the free cards marked in ``token`` and every dealt card
+    once the relaxed game has them home."""
+    start = tuple(tops)
+    # Per suit, the earliest-needed card of each waste prefix (as a distance from the
+    # foundation's top at the start; 13: none).
+    first = [13, 13, 13, 13]
+    earliest: list[tuple[int, ...]] = []
+    for c in left:
+        s = c // 13
+        d = (c % 13 - start[s]) % 13
+        if d < first[s]:
+            first[s] = d
+        earliest.append(tuple(first))
+    marked = bytearray(token)
+    gone = [0, 0, 0, 0]  # per suit: cards the relaxed game has sent home since the start
+    waiting: list[list[int]] = [[], [], [], []]  # dealt cards not yet paired, as distances
+    must = 0
+    moved = True
+    for x in deal:
+        while moved:  # the relaxed game plays home all it can
+            moved = False
+            for s in range(4):
+                while done[s] < 13:
+                    c = s * 13 + (tops[s] + 1) % 13
+                    if free[c]:
+                        tokens += marked[c]
+                    elif left and left[-1] == c:
+                        left.pop()
+                    else:
+                        break
+                    tops[s] = (tops[s] + 1) % 13
+                    done[s] += 1
+                    gone[s] += 1
+                    moved = True
+        s = x // 13
+        d = (x % 13 - start[s]) % 13
+        if left and earliest[len(left) - 1][s] < d:
+            must += 1  # X itself is pulled
+        else:
+            pending = waiting[s]
+            pair = -1
+            for n, e in enumerate(pending):
+                # Y needed before X and not home in the relaxed game: the earliest-needed such
+                # Y is paired (it is the first to stop qualifying as cards go home).
+                if gone[s] < e < d and (pair < 0 or e < pending[pair]):
+                    pair = n
+            if pair >= 0:
+                del pending[pair]
+                must += 1
+            else:
+                pending.append(d)
+        if must > tokens:
+            return True
+        free[x] = marked[x] = 1
+        moved = done[s] < 13 and x == s * 13 + (tops[s] + 1) % 13
+    _close(tops, done, free, left)
+    return bool(left)
 
 
 class CornersModel(Layout):
@@ -41,17 +136,60 @@ class CornersModel(Layout):
         if redeals < _MAX_REDEALS:
             return False
         waste = piles[self.waste]
-        if len(waste) < 2:
-            return False
+        if len(waste) >= 2:
+            tops = [piles[f][-1] % 13 for f in self.f]
+            highest = [-1, -1, -1, -1]  # per suit: the latest-needed card seen above so far
+            for c in reversed(waste):
+                s = c // 13
+                d = (c % 13 - tops[s]) % 13
+                if d < highest[s]:
+                    return True
+                highest[s] = d
+        # With the stock empty the test above is exact (see ``stranded``).
+        return bool(piles[self.stock]) and self.stranded(piles)
+
+    def stranded(self, piles: Piles) -> bool:
+        """**Stranded in the last pass** (no redeal left, the stock not empty).
+
+        In the last pass a card that leaves the stock either lands on the waste, from where
+        it can only go home as the waste's top, or is *pulled*: taken into a reserve when a
+        reserve card goes home while it is the stock's top (C3). A card X landing on the
+        waste while a card of its suit needed before X is still in the waste buries that
+        card for good (the rule above). This walks the stock in the order it is dealt and,
+        before each card X leaves it, bounds what can have happened with a relaxed game
+        in which reserve cards and every card dealt so far may go home at any time (in
+        their suit's order) and waste cards only from the top. It counts pulls a won line
+        must have made by then — X itself, if a card of its suit needed before it is still
+        in the relaxed waste; and one of the two, for disjoint pairs of dealt cards Y (dealt
+        before X, its suit, needed before it) and X where Y cannot be home yet — and says
+        lost when they outnumber the reserve cards that can have gone home by then, or
+        when a waste card is still stuck once the stock is dealt.
+
+        *Proof.* The relaxed game allows every move of the real one (a real waste top going
+        home is also the relaxed waste's top: the relaxed waste holds the waste's cards not
+        yet home there, in their order), and a card going home never hurts in it, so
+        playing all it can (``close``) reaches every card the real game can have home before
+        X leaves the stock (cards still in the stock below X cannot move before X does: only
+        the stock's top is dealt or pulled). A waste card still in the relaxed waste is
+        still in the real waste. If X lands while such a card of its suit, needed before it,
+        lies there, that card is buried (C1, C2); so X is pulled. Likewise a dealt card Y
+        that the relaxed game cannot have home is, unless it was pulled, in the waste below
+        X: Y or X is pulled. Disjoint pairs need distinct pulls. Each pull takes a reserve
+        card home while the stock is not empty, each card goes home once, and a reserve only
+        ever holds cards dealt as reserves or pulled from the stock, so the pulls up to X
+        are at most those cards the relaxed game has home. Once the stock is dealt, a waste
+        card the relaxed game cannot send home never goes home.
+        """
         tops = [piles[f][-1] % 13 for f in self.f]
-        highest = [-1, -1, -1, -1]  # per suit: the latest-needed card seen above so far
-        for c in reversed(waste):
-            s = c // 13
-            d = (c % 13 - tops[s]) % 13
-            if d < highest[s]:
-                return True
-            highest[s] = d
-        return False
+        done = [len(piles[f]) for f in self.f]
+        free = bytearray(52)
+        for r in self.r:
+            for c in piles[r]:
+                free[c] = 1
+        # Every reserve card may be one of the pulls, as may every card dealt.
+        return _short_of_pulls(
+            tops, done, free, bytes(free), 0, list(piles[self.waste]), piles[self.stock][::-1]
+        )
 
     def children(self, piles: Piles, redeals: int) -> list[Child]:
         return self._children(piles, redeals, safe=True)
