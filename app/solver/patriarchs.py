@@ -94,26 +94,67 @@ class PatriarchsModel(Layout):
         n = len(waste)
         if n < 2:
             return False  # the test needs some j with 1 ≤ j < n
+        # The bounds are kept per suit as the waste cards join V_j and R ∪ W_j one by one: a
+        # run grows only when a card of the rank just past it joins V_j, and a count only when
+        # a card joins R ∪ W_j (tests: the same answers as the rule computed afresh per j).
         held = b"".join([ps[r] for r in self.r])
-        # Copies per face: in V_j (``usable``), and in R ∪ W_j (``counted``).
-        usable = [0] * 52
-        for c in ps[self.stock]:
-            usable[c] += 1
-        counted = [0] * 52
+        present = set(ps[self.stock])  # faces in V_j (a run needs one copy of a rank)
+        present.update(held)
+        counted = set(held)  # faces in R ∪ W_j
+        sizes = [0, 0, 0, 0]  # cards of each suit in R ∪ W_j
         for c in held:
-            usable[c] += 1
-            counted[c] += 1
-        tops = [(ps[u][-1] % 13, ps[d][-1] % 13) for u, d in self._pairs]
-        bound = [_bound(usable, counted, s, *tops[s]) for s in range(4)]
+            sizes[c // 13] += 1
+        aces: list[int] = []
+        kings: list[int] = []
+        ups: list[int] = []  # per suit: the first rank above the Ace side's run missing in V_j
+        downs: list[int] = []  # … below the King side's run
+        for s, (u, d) in enumerate(self._pairs):
+            a, k = ps[u][-1] % 13, ps[d][-1] % 13
+            first = 13 * s
+            up = a + 1
+            while up <= 12 and first + up in present:
+                up += 1
+            down = k - 1
+            while down >= 0 and first + down in present:
+                down -= 1
+            aces.append(a)
+            kings.append(k)
+            ups.append(up)
+            downs.append(down)
+        runs = [0, 0, 0, 0]  # per suit: run ranks that R ∪ W_j holds
+        for c in counted:
+            s, r = divmod(c, 13)
+            if aces[s] < r < ups[s] or downs[s] < r < kings[s]:
+                runs[s] += 1
+        bound = [
+            sizes[s] if aces[s] < kings[s] and ups[s] >= downs[s] + 1 else runs[s] for s in range(4)
+        ]
         total = sum(bound)
         if total >= n - 1:
             return False  # the bounds only grow with j (see below)
         for j in range(1, n):
             c = waste[n - j]  # w_j
-            usable[c] += 1
-            counted[c] += 1
-            s = c // 13
-            b = _bound(usable, counted, s, *tops[s])
+            s, r = divmod(c, 13)
+            a, k, up, down = aces[s], kings[s], ups[s], downs[s]
+            sizes[s] += 1
+            if c not in counted:
+                counted.add(c)
+                if a < r < up or down < r < k:
+                    runs[s] += 1
+            present.add(c)
+            first = 13 * s
+            if r == up:
+                while up <= 12 and first + up in present:
+                    runs[s] += first + up in counted
+                    up += 1
+                ups[s] = up
+            if r == down:
+                # (When both runs end at r they meet now, and the count is no longer used.)
+                while down >= 0 and first + down in present:
+                    runs[s] += first + down in counted
+                    down -= 1
+                downs[s] = down
+            b = sizes[s] if a < k and up >= down + 1 else runs[s]
             total += b - bound[s]
             bound[s] = b
             if total < j:
@@ -214,21 +255,3 @@ class PatriarchsModel(Layout):
         if target < a:
             return [(up, down)] * (a - target)
         return [(down, up)] * (target - a)
-
-
-def _bound(usable: list[int], counted: list[int], s: int, a: int, k: int) -> int:
-    """At most how many cards of suit ``s`` counted in ``counted`` (copies per face) can go
-    home using only the cards of ``usable``, with the Ace side topped at rank index ``a`` and
-    the King side at ``k`` (see ``PatriarchsModel.dead``)."""
-    first = 13 * s
-    up = a + 1
-    while up <= 12 and usable[first + up]:
-        up += 1
-    down = k - 1
-    while down >= 0 and usable[first + down]:
-        down -= 1
-    if a < k and up >= down + 1:  # the runs meet (or the sides meet already)
-        return sum(counted[first : first + 13])
-    return sum(1 for r in range(a + 1, up) if counted[first + r]) + sum(
-        1 for r in range(down + 1, k) if counted[first + r]
-    )
