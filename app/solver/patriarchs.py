@@ -18,6 +18,8 @@ from app.solver.search import Child, Layout, Piles
 _MAX_REDEALS = 1
 _ONE = tuple(bytes((c,)) for c in range(256))
 _SEP = b"\xff"
+_SUIT = tuple(c // 13 for c in range(52))
+_RANK = tuple(c % 13 for c in range(52))  # 0 = Ace … 12 = King
 _MEET = 254  # a suit's key byte while its foundations meet (else 13 × Ace top + King top)
 
 
@@ -127,46 +129,54 @@ class PatriarchsModel(Layout):
             downs.append(down)
         runs = [0, 0, 0, 0]  # per suit: run ranks that R ∪ W_j holds
         for c in counted:
-            s, r = divmod(c, 13)
+            s, r = _SUIT[c], _RANK[c]
             if aces[s] < r < ups[s] or downs[s] < r < kings[s]:
                 runs[s] += 1
-        bound = [
-            sizes[s] if aces[s] < kings[s] and ups[s] >= downs[s] + 1 else runs[s] for s in range(4)
-        ]
-        total = sum(bound)
+        # A suit whose runs meet counts every card it has in R ∪ W_j, and goes on meeting.
+        meet = [aces[s] < kings[s] and ups[s] >= downs[s] + 1 for s in range(4)]
+        total = sum(sizes[s] if meet[s] else runs[s] for s in range(4))
         if total >= n - 1:
             return False  # the bounds only grow with j (see below)
-        for j in range(1, n):
-            c = waste[n - j]  # w_j
-            s, r = divmod(c, 13)
-            a, k, up, down = aces[s], kings[s], ups[s], downs[s]
+        for j, c in enumerate(waste[:0:-1], 1):  # w_1 … w_(n-1)
+            s = _SUIT[c]
             sizes[s] += 1
-            if c not in counted:
-                counted.add(c)
-                if a < r < up or down < r < k:
-                    runs[s] += 1
-            present.add(c)
-            first = 13 * s
-            if r == up:
-                while up <= 12 and first + up in present:
-                    runs[s] += first + up in counted
-                    up += 1
-                ups[s] = up
-            if r == down:
-                # (When both runs end at r they meet now, and the count is no longer used.)
-                while down >= 0 and first + down in present:
-                    runs[s] += first + down in counted
-                    down -= 1
-                downs[s] = down
-            b = sizes[s] if a < k and up >= down + 1 else runs[s]
-            total += b - bound[s]
-            bound[s] = b
+            if meet[s]:
+                total += 1
+            else:
+                r = _RANK[c]
+                a, k = aces[s], kings[s]
+                if c not in counted:
+                    counted.add(c)
+                    if a < r < ups[s] or downs[s] < r < kings[s]:
+                        runs[s] += 1
+                        total += 1
+                if c not in present:  # only a face new to V_j can be a run's missing rank
+                    present.add(c)
+                    first = 13 * s
+                    up, down, before = ups[s], downs[s], runs[s]
+                    if r == up:
+                        while up <= 12 and first + up in present:
+                            runs[s] += first + up in counted
+                            up += 1
+                        ups[s] = up
+                    if r == down:
+                        # (When both runs end at r they meet now: the count is not used.)
+                        while down >= 0 and first + down in present:
+                            runs[s] += first + down in counted
+                            down -= 1
+                        downs[s] = down
+                    if a < k and up >= down + 1:
+                        meet[s] = True
+                        total += sizes[s] - before
+                    else:
+                        total += runs[s] - before
             if total < j:
                 return True
             if total >= n - 1:
                 # Adding cards to V_j and R ∪ W_j never shrinks a run or a count, so no later
                 # j < n can fail.
                 return False
+        return False
         return False
 
     @staticmethod
