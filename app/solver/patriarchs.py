@@ -1,83 +1,122 @@
-"""Patriarchs for the search (rules.md §6), every card known (stock order included)."""
+"""Patriarchs for the search (rules.md §6), every card known (stock order included).
+
+Positions are ``State.piles``-shaped (stock, waste, ``f1…f8``, ``r1…r9``), but each pile is a
+``bytes`` object (card faces 0–51) rather than a tuple, as for Castle's End: ``encode`` turns
+engine piles into that form, and every method accepts either. Bytes slice, join and hash in C
+and cache their hash, so the transposition key (one ``bytes``) costs a few C calls a position
+where the tuple key hashed every card of the stock and the waste element by element.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Hashable
+from collections.abc import Callable, Hashable, Sequence
+from typing import cast
 
 from app.engine import Ruleset
 from app.solver.search import Child, Layout, Piles
 
 _MAX_REDEALS = 1
-_SUIT = bytes(c // 13 for c in range(256))  # face → suit, for ``bytes.translate``
+_ONE = tuple(bytes((c,)) for c in range(256))
+_SEP = b"\xff"
+_SUIT = tuple(c // 13 for c in range(52))
+_RANK = tuple(c % 13 for c in range(52))  # 0 = Ace … 12 = King
+_MEET = 254  # a suit's key byte while its foundations meet (else 13 × Ace top + King top)
+
+
+def encode(piles: Sequence[Sequence[int]]) -> tuple[bytes, ...]:
+    """Engine piles (tuples of card faces) as the model's piles (``bytes``); idempotent."""
+    return tuple(p if type(p) is bytes else bytes(p) for p in piles)
+
+
+# The model's piles are ``tuple[bytes, ...]`` at run time, typed as ``Piles`` for the search.
+_pack: Callable[[list[bytes]], Piles] = tuple  # type: ignore[assignment]
+
+
+def _bytes(piles: Sequence[Sequence[int]]) -> tuple[bytes, ...]:
+    return cast("tuple[bytes, ...]", piles) if type(piles[0]) is bytes else encode(piles)
 
 
 class PatriarchsModel(Layout):
     lds = True  # a limited-discrepancy search first (see search.solve_piles)
+    # … with the whole budget: over deals 1..60 (200,000 positions / 2 s each) it won 40 with
+    # the whole budget, 37 with half (then the depth-first search) and 30 with a quarter. It
+    # still proves a loss: a round that never had to cut a line short has searched everything.
+    lds_share = 1.0
     # The dead-end rule is checked only while the stock holds at most this many cards (0: once
-    # it is empty). Checked at every last-pass position it halves the positions searched a
-    # second, yet over deals 1..200 at 200,000 positions / 2 s it decided 57% of deals against
-    # 54% when checked only once the stock is empty (bench/RESULTS.md, "Solver"): decided
-    # deals are what counts, so it is checked everywhere.
+    # it is empty). It is checked everywhere: over deals 1..200 that decided more deals than
+    # checking it once the stock is empty (bench/RESULTS.md, "Solver").
     dead_stock_limit = 1_000
 
     def __init__(self, rules: Ruleset) -> None:
         super().__init__(rules)
         self.up = rules.foundations[:4]  # A → K, suits C D H S
         self.down = rules.foundations[4:]  # K → A
+        self._pairs = tuple(zip(self.up, self.down))
+        self._sources = (self.waste, *self.r)
+
+    def encode(self, piles: Piles) -> Piles:
+        return cast(Piles, encode(piles))
 
     def key(self, piles: Piles, redeals: int) -> Hashable:
-        # A foundation is known from its length; reserves are interchangeable.
-        return (
-            redeals,
-            self._foundations_key(piles),
-            tuple(sorted([piles[r] for r in self.r])),
-            piles[self.stock],
-            piles[self.waste],
-        )
+        # A foundation is known from its top (A…top, K…top); a suit whose foundations meet is
+        # one value whatever the meeting point (see ``children``); reserves are
+        # interchangeable. Stock and waste follow whole, split by a byte no card has.
+        ps = _bytes(piles)
+        head = [redeals]
+        for u, d in self._pairs:
+            a, k = ps[u][-1] % 13, ps[d][-1] % 13
+            head.append(_MEET if k == a + 1 else 13 * a + k)
+        reserves = sorted(b"".join([ps[r] for r in self.r]))
+        return b"".join((bytes(head), bytes(reserves), _SEP, ps[self.stock], _SEP, ps[self.waste]))
 
     def dead(self, piles: Piles, redeals: int) -> bool:
         """**Too few plays to uncover the waste, in the last pass.** With no redeal left, let
-        the waste hold w1 (top), w2, …, wn and let V_j be the reserve cards, the stock's cards
-        and w1…wj. Then the position is lost if, for some j < n, fewer than j cards of V_j
-        could ever go home using only cards of V_j, or if not every remaining card could.
+        the waste hold w1 (top), w2, …, wn, let R be the reserve cards, S the stock's cards,
+        W_j = {w1…wj} and V_j = R ∪ S ∪ W_j. The position is lost if, for some j < n, fewer
+        than j cards of R ∪ W_j could go home using only cards of V_j.
 
-        *Proof.* No redeal is left (P4), so a waste card can leave the waste only from its top,
-        either to a foundation (P2) or into a reserve emptied by a reserve card going home
-        (P3); a card dealt from the stock goes on top of the waste. So before w(j+1) is the
-        waste's top — the only way it can ever move — each of w1…wj has left the waste, each
-        through a play of its own or of a reserve card: at least j plays (transfers, P5, play
-        no card). All of them play cards of V_j, the only cards not lying under w(j+1). How
-        many cards of V_j can go home at all, using only V_j, is bounded per suit: with the
-        Ace side topped at rank a and the King side at rank k, the Ace side takes a+1, a+2, …
-        only while V_j has each rank, the King side k−1, k−2, … likewise; if those two runs can
-        close the gap between the sides, transfers may then move the meeting point anywhere,
-        and every card of the suit in V_j is counted; otherwise the two runs are the bound
-        (after the sides have passed each other they never meet again). If that bound is
-        below j, w(j+1) never moves; if the bound over every card left is below their number,
-        some card never goes home. Either way no win.
+        *Proof.* No redeal is left (P4), so w(j+1) can move only once it is the waste's top.
+        Until then the waste is never empty, so every play home takes exactly one card off the
+        waste: its own card (from the waste) or the waste top that refills the reserve it left
+        (P3); every deal puts one stock card on the waste; transfers (P5) move no waste card.
+        For w(j+1) to surface, the j cards above it and the D cards dealt meanwhile must leave:
+        j + D plays. Each plays a distinct card of V_j (the rest lie under w(j+1)), and at most
+        D of them are stock cards (a stock card is played only after it is dealt), so at least
+        j plays are of cards of R ∪ W_j. How many cards of R ∪ W_j can go home at all, using
+        only V_j, is bounded per suit: with the Ace side topped at rank a and the King side at
+        k, the Ace side takes a+1, a+2, … only while V_j has each rank, the King side k−1,
+        k−2, … likewise. If the two runs can close the gap between the sides, every card of
+        the suit in R ∪ W_j is counted. Otherwise the sides never meet (no transfer), the runs
+        are disjoint and each takes one card per rank, so at most one card per run rank that
+        R ∪ W_j holds is counted. If that bound is below j, w(j+1) never moves: no win.
 
-        Only the first test is made: the second never holds in a position reached from a deal
-        (see the code), and a rule that says "lost" less often stays exact.
+        (The rule as first written counted the cards of V_j, stock included; this bound is
+        never larger, so the rule says "lost" wherever that one did, and more often.)
         """
-        if redeals < _MAX_REDEALS or len(piles[self.stock]) > self.dead_stock_limit:
+        ps = _bytes(piles)
+        if redeals < _MAX_REDEALS or len(ps[self.stock]) > self.dead_stock_limit:
             return False  # (see ``dead_stock_limit``)
-        # The bounds are kept per suit as the waste cards join V_j one by one: a card changes
-        # a suit's runs only when it is the rank just past one of them (``_playable`` gives
-        # the same numbers, computed afresh).
-        # Which faces V_j holds (a run needs only one copy of a rank), and how many cards of
-        # each suit, counted in C.
-        pool = bytes(piles[self.stock]) + bytes([p[0] for p in [piles[r] for r in self.r] if p])
-        present = set(pool)
-        suits = pool.translate(_SUIT)
+        waste = ps[self.waste]
+        n = len(waste)
+        if n < 2:
+            return False  # the test needs some j with 1 ≤ j < n
+        # The bounds are kept per suit as the waste cards join V_j and R ∪ W_j one by one: a
+        # run grows only when a card of the rank just past it joins V_j, and a count only when
+        # a card joins R ∪ W_j (tests: the same answers as the rule computed afresh per j).
+        held = b"".join([ps[r] for r in self.r])
+        present = set(ps[self.stock])  # faces in V_j (a run needs one copy of a rank)
+        present.update(held)
+        counted = set(held)  # faces in R ∪ W_j
+        sizes = [0, 0, 0, 0]  # cards of each suit in R ∪ W_j
+        for c in held:
+            sizes[c // 13] += 1
         aces: list[int] = []
         kings: list[int] = []
         ups: list[int] = []  # per suit: the first rank above the Ace side's run missing in V_j
         downs: list[int] = []  # … below the King side's run
-        sizes: list[int] = []  # cards of the suit in V_j
-        bound: list[int] = []
-        for s in range(4):
-            a, k = piles[self.up[s]][-1] % 13, piles[self.down[s]][-1] % 13
-            first = s * 13
+        for s, (u, d) in enumerate(self._pairs):
+            a, k = ps[u][-1] % 13, ps[d][-1] % 13
+            first = 13 * s
             up = a + 1
             while up <= 12 and first + up in present:
                 up += 1
@@ -88,47 +127,63 @@ class PatriarchsModel(Layout):
             kings.append(k)
             ups.append(up)
             downs.append(down)
-            sizes.append(suits.count(s))
-            bound.append(sizes[s] if a < k and up >= down + 1 else (up - a - 1) + (k - 1 - down))
-        total = sum(bound)
-        waste = piles[self.waste]
-        n = len(waste)
+        runs = [0, 0, 0, 0]  # per suit: run ranks that R ∪ W_j holds
+        for c in counted:
+            s, r = _SUIT[c], _RANK[c]
+            if aces[s] < r < ups[s] or downs[s] < r < kings[s]:
+                runs[s] += 1
+        # A suit whose runs meet counts every card it has in R ∪ W_j, and goes on meeting.
+        meet = [aces[s] < kings[s] and ups[s] >= downs[s] + 1 for s in range(4)]
+        total = sum(sizes[s] if meet[s] else runs[s] for s in range(4))
         if total >= n - 1:
-            return False  # see the last test below
-        for j in range(1, n + 1):
-            c = waste[n - j]  # w_j
-            s, r = divmod(c, 13)
-            present.add(c)
+            return False  # the bounds only grow with j (see below)
+        for j, c in enumerate(waste[:0:-1], 1):  # w_1 … w_(n-1)
+            s = _SUIT[c]
             sizes[s] += 1
-            up, down = ups[s], downs[s]
-            first = s * 13
-            if r == up:
-                while up <= 12 and first + up in present:
-                    up += 1
-                ups[s] = up
-            if r == down:
-                while down >= 0 and first + down in present:
-                    down -= 1
-                downs[s] = down
-            a, k = aces[s], kings[s]
-            b = sizes[s] if a < k and up >= down + 1 else (up - a - 1) + (k - 1 - down)
-            total += b - bound[s]
-            bound[s] = b
-            if j < n and total < j:
+            if meet[s]:
+                total += 1
+            else:
+                r = _RANK[c]
+                a, k = aces[s], kings[s]
+                if c not in counted:
+                    counted.add(c)
+                    if a < r < ups[s] or downs[s] < r < kings[s]:
+                        runs[s] += 1
+                        total += 1
+                if c not in present:  # only a face new to V_j can be a run's missing rank
+                    present.add(c)
+                    first = 13 * s
+                    up, down, before = ups[s], downs[s], runs[s]
+                    if r == up:
+                        while up <= 12 and first + up in present:
+                            runs[s] += first + up in counted
+                            up += 1
+                        ups[s] = up
+                    if r == down:
+                        # (When both runs end at r they meet now: the count is not used.)
+                        while down >= 0 and first + down in present:
+                            runs[s] += first + down in counted
+                            down -= 1
+                        downs[s] = down
+                    if a < k and up >= down + 1:
+                        meet[s] = True
+                        total += sizes[s] - before
+                    else:
+                        total += runs[s] - before
+            if total < j:
                 return True
             if total >= n - 1:
-                # The bounds only grow with j, so no later j < n can fail the first test. The
-                # second (every remaining card) never fails in a position reached from a deal:
-                # a suit's remaining cards are then exactly those not on its foundations, so
-                # each run reaches the other side (or the rank's end) and counts every one.
-                # It is not checked: a rule that says "lost" less often is still exact.
+                # Adding cards to V_j and R ∪ W_j never shrinks a run or a count, so no later
+                # j < n can fail.
                 return False
+        return False
         return False
 
     @staticmethod
     def _playable(counts: list[int], a: int, k: int) -> int:
         """At most how many of a suit's cards (``counts``: copies per rank index) can go home
-        with the Ace side topped at rank index ``a`` and the King side at ``k`` (see ``dead``)."""
+        with the Ace side topped at rank index ``a`` and the King side at ``k``: the bound of
+        the rule as first written (see ``dead``), kept for its tests."""
         up = a + 1
         while up <= 12 and counts[up]:
             up += 1
@@ -138,19 +193,6 @@ class PatriarchsModel(Layout):
         if a < k and up >= down + 1:  # the runs meet (or the sides meet already)
             return sum(counts)
         return (up - a - 1) + (k - 1 - down)
-
-    def _foundations_key(self, piles: Piles) -> tuple[int, ...]:
-        """Lengths of the foundations, except that a suit whose two foundations meet (P5) is
-        one value whatever the meeting point: transfers slide it freely both ways, so every
-        meeting point of a suit can reach every other (see ``children``)."""
-        out: list[int] = []
-        for up, down in zip(self.up, self.down):
-            a, k = piles[up], piles[down]
-            if k[-1] % 13 == a[-1] % 13 + 1:
-                out += (-1, -1)
-            else:
-                out += (len(a), len(k))
-        return tuple(out)
 
     def children(self, piles: Piles, redeals: int) -> list[Child]:
         """Foundation moves from the waste and the reserves, then dealing, then the redeal.
@@ -165,16 +207,18 @@ class PatriarchsModel(Layout):
         or on the King side after sliding to r, leaves the same two foundations, A…r and
         K…r). Nothing reachable is lost, and meeting points count as one position (``key``).
         """
+        ps = _bytes(piles)
         out: list[Child] = []
-        stock, waste = piles[self.stock], piles[self.waste]
+        stock_i, waste_i = self.stock, self.waste
+        stock, waste = ps[stock_i], ps[waste_i]
         up, down = self.up, self.down
-        for src in (self.waste, *self.r):
-            p = piles[src]
+        for src in self._sources:
+            p = ps[src]
             if not p:
                 continue
             c = p[-1]
             s, r = divmod(c, 13)  # r: 0 = Ace … 12 = King
-            a, k = piles[up[s]][-1] % 13, piles[down[s]][-1] % 13
+            a, k = ps[up[s]][-1] % 13, ps[down[s]][-1] % 13
             slides: list[tuple[int, list[tuple[int, int]]]] = []  # (foundation, transfers)
             if k == a + 1:  # meeting: slide, then play (see above)
                 via_up = abs(a - (r - 1)) if r >= 1 else 99
@@ -189,34 +233,34 @@ class PatriarchsModel(Layout):
                 if r == k - 1:
                     slides.append((down[s], []))
             for f, transfers in slides:
-                new = list(piles)
+                new = list(ps)
                 step: list[int] = []
                 for t_src, t_dst in transfers:
-                    new[t_dst] = (*new[t_dst], new[t_src][-1])
+                    new[t_dst] = new[t_dst] + new[t_src][-1:]
                     new[t_src] = new[t_src][:-1]
                     step += (t_src, t_dst, 1)
-                new[f] = (*new[f], c)
+                new[f] = new[f] + _ONE[c]
                 step += (src, f, 1)
-                if src == self.waste:
+                if src == waste_i:
                     new[src] = p[:-1]
                 elif waste:  # P3: an emptied reserve takes the waste top, else the stock top
-                    new[src] = (waste[-1],)
-                    new[self.waste] = waste[:-1]
+                    new[src] = waste[-1:]
+                    new[waste_i] = waste[:-1]
                 elif stock:
-                    new[src] = (stock[-1],)
-                    new[self.stock] = stock[:-1]
+                    new[src] = stock[-1:]
+                    new[stock_i] = stock[:-1]
                 else:
-                    new[src] = ()
-                out.append((tuple(step), tuple(new), redeals))
+                    new[src] = b""
+                out.append((tuple(step), _pack(new), redeals))
         if stock:
-            new = list(piles)
-            new[self.stock] = stock[:-1]
-            new[self.waste] = (*waste, stock[-1])
-            out.append(((self.stock, self.waste, 1), tuple(new), redeals))
+            new = list(ps)
+            new[stock_i] = stock[:-1]
+            new[waste_i] = waste + stock[-1:]
+            out.append(((stock_i, waste_i, 1), _pack(new), redeals))
         elif waste and redeals < _MAX_REDEALS:
-            new = list(piles)
-            new[self.stock], new[self.waste] = waste[::-1], ()
-            out.append(((self.waste, self.stock, len(waste)), tuple(new), redeals + 1))
+            new = list(ps)
+            new[stock_i], new[waste_i] = waste[::-1], b""
+            out.append(((waste_i, stock_i, len(waste)), _pack(new), redeals + 1))
         return out
 
     @staticmethod

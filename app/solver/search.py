@@ -104,18 +104,22 @@ def encoded(model: Model, piles: Piles) -> Piles:
 
 def solve_piles(model: Model, piles: Piles, redeals: int, budget: Budget) -> Result:
     """Search from one position: for models that ask for it (``lds = True``), first a
-    limited-discrepancy search with half the node budget, then the exhaustive depth-first
-    search with what is left (the only one that can prove a loss, apart from a discrepancy
-    round that pruned nothing)."""
+    limited-discrepancy search with a share of the node budget (``lds_share``, default half),
+    then the exhaustive depth-first search with what is left, if anything (a loss is proved
+    by the depth-first search, or by a discrepancy round that pruned nothing)."""
     piles = encoded(model, piles)
     if getattr(model, "score", None) is not None:
         return _best_first(model, piles, redeals, budget)
     if not getattr(model, "lds", False):
         return _dfs(model, piles, redeals, budget)
+    share: float = getattr(model, "lds_share", 0.5)
     first = _lds(
-        model, piles, redeals, Budget(budget.nodes // 2, budget.out_of_time, budget.check_every)
+        model,
+        piles,
+        redeals,
+        Budget(int(budget.nodes * share), budget.out_of_time, budget.check_every),
     )
-    if first.outcome is not Outcome.UNKNOWN or first.out_of_time:
+    if first.outcome is not Outcome.UNKNOWN or first.out_of_time or first.nodes >= budget.nodes:
         return first
     rest = _dfs(
         model,

@@ -3,6 +3,8 @@ exhaustive search, and budgets are honoured."""
 
 from __future__ import annotations
 
+import itertools
+
 import pytest
 from hypothesis import HealthCheck, given, note, reject, settings
 from hypothesis import strategies as st
@@ -11,7 +13,7 @@ from app.engine import GAMES, Move, State, get_ruleset
 from app.solver import Budget, Outcome, model_for, solve
 from app.solver.patriarchs import PatriarchsModel
 from app.solver.quadrangle import QuadrangleModel
-from app.solver.search import line_positions, shorten, solve_piles
+from app.solver.search import line_positions, shorten, solve_piles, to_moves
 from tests.engine.builders import position
 from tests.solver.positions import POSITIONS, exhaustive, rest_empty
 
@@ -315,25 +317,127 @@ def patriarchs_dealt_out(draw: st.DrawFn) -> State:
     return State(state.game, piles, 1)
 
 
+def _dead_refined_reference(model: PatriarchsModel, state: State) -> bool:
+    """The Patriarchs last-pass rule as it is now (only cards of the reserves and the waste
+    count as plays, the stock's only enable them), computed afresh for every j."""
+    piles = state.piles
+    usable = [[0] * 13 for _ in range(4)]
+    counted = [[0] * 13 for _ in range(4)]
+    for c in piles[model.stock]:
+        usable[c // 13][c % 13] += 1
+    for r in model.r:
+        for c in piles[r]:
+            usable[c // 13][c % 13] += 1
+            counted[c // 13][c % 13] += 1
+    tops = [(piles[u][-1] % 13, piles[d][-1] % 13) for u, d in zip(model.up, model.down)]
+
+    def bound(s: int) -> int:
+        a, k = tops[s]
+        up_run = list(itertools.takewhile(lambda r: usable[s][r] > 0, range(a + 1, 13)))
+        down_run = list(itertools.takewhile(lambda r: usable[s][r] > 0, range(k - 1, -1, -1)))
+        # The runs close the gap when the Ace side can reach one below the King side's lowest.
+        if a < k and a + len(up_run) + 1 >= k - len(down_run):
+            return sum(counted[s])
+        return sum(1 for r in up_run + down_run if counted[s][r])
+
+    waste = piles[model.waste]
+    n = len(waste)
+    for j in range(1, n):
+        c = waste[n - j]
+        usable[c // 13][c % 13] += 1
+        counted[c // 13][c % 13] += 1
+        if sum(bound(s) for s in range(4)) < j:
+            return True
+    return False
+
+
 @settings(max_examples=300, deadline=None, suppress_health_check=list(HealthCheck))
 @given(state=patriarchs_dealt_out())
-def test_the_patriarchs_dead_end_rule_is_computed_as_first_written(state: State) -> None:
-    """Positions reached from a deal: the same answers as the rule as first written."""
+def test_the_patriarchs_dead_end_rule_is_computed_as_written(state: State) -> None:
+    """Positions reached from a deal: the incremental rule gives the answers of the rule
+    computed afresh for every j, and says "lost" wherever the rule as first written did."""
     model = PatriarchsModel(get_ruleset("patriarchs"))
-    assert model.dead(state.piles, 1) is _dead_reference(model, state)
+    dead = model.dead(state.piles, 1)
+    assert dead is _dead_refined_reference(model, state)
+    if _dead_reference(model, state):
+        assert dead
 
 
 @settings(max_examples=300, deadline=None, suppress_health_check=list(HealthCheck))
 @given(state=patriarchs_last_pass())
-def test_the_patriarchs_dead_end_rule_says_lost_only_where_the_first_one_did(
+def test_the_patriarchs_dead_end_rule_is_computed_as_written_on_constructed_positions(
     state: State,
 ) -> None:
-    """Constructed positions (cards missing from play): the rule no longer checks "every card
-    left can go home", which only such positions fail, so it says "lost" at most where the
-    rule as first written did."""
     model = PatriarchsModel(get_ruleset("patriarchs"))
-    if model.dead(state.piles, 1):
-        assert _dead_reference(model, state)
+    assert model.dead(state.piles, 1) is _dead_refined_reference(model, state)
+
+
+def test_the_patriarchs_stock_only_enables_plays() -> None:
+    """A stock card played home takes no waste card off: the rule as first written counted
+    the stock's cards as plays and missed this loss, the rule now does not."""
+    ranks = "A23456789TJQK"
+    crossed = {
+        **{f"f{i + 1}": " ".join(r + s for r in ranks) for i, s in enumerate("CDH")},
+        **{f"f{i + 5}": " ".join(r + s for r in reversed(ranks)) for i, s in enumerate("CDH")},
+        "f4": "AS 2S 3S 4S 5S 6S 7S 8S 9S TS",  # wants J♠, Q♠, K♠
+        "f8": "KS QS JS TS 9S 8S 7S 6S 5S 4S",  # wants 3♠, 2♠, A♠
+    }
+    model = model_for("patriarchs")
+    # K♠ on top of the waste needs J♠ and Q♠, which lie under it; with no reserve card only
+    # K♠'s own play could take it off. The stock's 3♠ goes home, but uncovers nothing.
+    lost = position("patriarchs", redeals=1, waste="QS JS 2S KS", stock="AS 3S", **crossed)
+    assert exhaustive(lost) is False
+    assert not _dead_reference(PatriarchsModel(get_ruleset("patriarchs")), lost)
+    assert model.dead(lost.piles, 1)
+    assert solve(lost).outcome is Outcome.LOST
+    # With J♠ and Q♠ in the stock instead, they are dealt and go home, then K♠: a win.
+    won = position("patriarchs", redeals=1, waste="2S KS", stock="AS QS JS 3S", **crossed)
+    assert exhaustive(won) is True
+    assert not model.dead(won.piles, 1)
+    assert solve(won).outcome is Outcome.WINNABLE
+
+
+def _no_dead_ends() -> PatriarchsModel:
+    model = PatriarchsModel(get_ruleset("patriarchs"))
+    model.dead_ends = False  # type: ignore[attr-defined]
+    return model
+
+
+@pytest.mark.parametrize("number", [1, 4, 6, 9])
+def test_the_patriarchs_dead_end_rule_never_calls_a_position_of_a_winning_line_lost(
+    number: int,
+) -> None:
+    """Every position of a winning line found without the dead-end rule can be won, so the
+    rule must let every one of them be."""
+    rules = get_ruleset("patriarchs")
+    deal = rules.deal(number)
+    plain = _no_dead_ends()
+    found = solve_piles(plain, deal.piles, 0, Budget(nodes=200_000))
+    assert found.outcome is Outcome.WINNABLE, number
+    model = PatriarchsModel(get_ruleset("patriarchs"))
+    positions = line_positions(plain, deal.piles, 0, found.path)
+    assert any(r == 1 for _, r in positions)  # the line goes into the last pass
+    for piles, redeals in positions:
+        assert not model.dead(piles, redeals)
+
+
+def test_patriarchs_bytes_piles_give_the_keys_and_moves_of_engine_piles() -> None:
+    model = model_for("patriarchs")
+    rules = get_ruleset("patriarchs")
+    deal = rules.deal(3)
+    found = solve(deal, Budget(nodes=200_000), short=False)
+    state, redeals = deal, 0
+    for mv in found.path[:150]:
+        as_bytes = model.encode(state.piles)  # type: ignore[attr-defined]
+        assert all(type(p) is bytes for p in as_bytes)
+        assert model.key(as_bytes, redeals) == model.key(state.piles, redeals)
+        kids = model.children(state.piles, redeals)
+        assert [k[0] for k in kids] == [k[0] for k in model.children(as_bytes, redeals)]
+        for step, child, _ in kids:
+            after = rules.replay(state, to_moves(model, [step]))
+            assert tuple(map(tuple, child)) == after.piles
+        state = rules.replay(state, to_moves(model, [mv]))
+        redeals = state.redeals
 
 
 @pytest.mark.parametrize("game", ["castles-end", "quadrangle"])
