@@ -102,6 +102,10 @@ def test_two_racers_and_a_spectator(browser: Browser, server: Server, screenshot
         board.on("pageerror", lambda exc: errors.append(str(exc)))
         board.goto(anon.locator("#my-board").get_attribute("href") or "")
         anon_game = board.url.rsplit("/", 1)[1]
+        # Hints are off in races: no Hint button, a note says so, and the H key does nothing.
+        expect(board.get_by_role("button", name="Hint")).to_have_count(0)
+        expect(board.locator("#hint-note")).to_contain_text("Hints are off in races")
+        board.keyboard.press("h")
         _play_one(board)
         row = watcher.locator(f"#racer-{anon_game}")
         expect(row).to_have_attribute("data-moves", "1")
