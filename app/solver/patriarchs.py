@@ -32,10 +32,6 @@ def encode(piles: Sequence[Sequence[int]]) -> tuple[bytes, ...]:
 _pack: Callable[[list[bytes]], Piles] = tuple  # type: ignore[assignment]
 
 
-def _bytes(piles: Sequence[Sequence[int]]) -> tuple[bytes, ...]:
-    return cast("tuple[bytes, ...]", piles) if type(piles[0]) is bytes else encode(piles)
-
-
 class PatriarchsModel(Layout):
     lds = True  # a limited-discrepancy search first (see search.solve_piles)
     # … with the whole budget: over deals 1..60 (200,000 positions / 2 s each) it won 40 with
@@ -57,14 +53,19 @@ class PatriarchsModel(Layout):
     def encode(self, piles: Piles) -> Piles:
         return cast(Piles, encode(piles))
 
+    def won(self, piles: Piles) -> bool:
+        # Cards leave the stock long before the end: while it holds any, nothing else needs a
+        # look (this runs for every position generated).
+        return not piles[self.stock] and not piles[self.waste] and super().won(piles)
+
     def key(self, piles: Piles, redeals: int) -> Hashable:
         # A foundation is known from its top (A…top, K…top); a suit whose foundations meet is
         # one value whatever the meeting point (see ``children``); reserves are
         # interchangeable. Stock and waste follow whole, split by a byte no card has.
-        ps = _bytes(piles)
+        ps: tuple[bytes, ...] = piles if type(piles[0]) is bytes else encode(piles)  # type: ignore[comparison-overlap]
         head = [redeals]
         for u, d in self._pairs:
-            a, k = ps[u][-1] % 13, ps[d][-1] % 13
+            a, k = _RANK[ps[u][-1]], _RANK[ps[d][-1]]
             head.append(_MEET if k == a + 1 else 13 * a + k)
         reserves = sorted(b"".join([ps[r] for r in self.r]))
         return b"".join((bytes(head), bytes(reserves), _SEP, ps[self.stock], _SEP, ps[self.waste]))
@@ -93,7 +94,7 @@ class PatriarchsModel(Layout):
         (The rule as first written counted the cards of V_j, stock included; this bound is
         never larger, so the rule says "lost" wherever that one did, and more often.)
         """
-        ps = _bytes(piles)
+        ps: tuple[bytes, ...] = piles if type(piles[0]) is bytes else encode(piles)  # type: ignore[comparison-overlap]
         if redeals < _MAX_REDEALS or len(ps[self.stock]) > self.dead_stock_limit:
             return False  # (see ``dead_stock_limit``)
         waste = ps[self.waste]
@@ -109,13 +110,14 @@ class PatriarchsModel(Layout):
         counted = set(held)  # faces in R ∪ W_j
         sizes = [0, 0, 0, 0]  # cards of each suit in R ∪ W_j
         for c in held:
-            sizes[c // 13] += 1
-        aces: list[int] = []
-        kings: list[int] = []
-        ups: list[int] = []  # per suit: the first rank above the Ace side's run missing in V_j
-        downs: list[int] = []  # … below the King side's run
+            sizes[_SUIT[c]] += 1
+        # Per suit (index assignment: this runs for every position the search enters):
+        aces = [0, 0, 0, 0]
+        kings = [0, 0, 0, 0]
+        ups = [0, 0, 0, 0]  # the first rank above the Ace side's run missing in V_j
+        downs = [0, 0, 0, 0]  # … below the King side's run
         for s, (u, d) in enumerate(self._pairs):
-            a, k = ps[u][-1] % 13, ps[d][-1] % 13
+            a, k = _RANK[ps[u][-1]], _RANK[ps[d][-1]]
             first = 13 * s
             up = a + 1
             while up <= 12 and first + up in present:
@@ -123,18 +125,24 @@ class PatriarchsModel(Layout):
             down = k - 1
             while down >= 0 and first + down in present:
                 down -= 1
-            aces.append(a)
-            kings.append(k)
-            ups.append(up)
-            downs.append(down)
+            aces[s] = a
+            kings[s] = k
+            ups[s] = up
+            downs[s] = down
         runs = [0, 0, 0, 0]  # per suit: run ranks that R ∪ W_j holds
         for c in counted:
             s, r = _SUIT[c], _RANK[c]
             if aces[s] < r < ups[s] or downs[s] < r < kings[s]:
                 runs[s] += 1
         # A suit whose runs meet counts every card it has in R ∪ W_j, and goes on meeting.
-        meet = [aces[s] < kings[s] and ups[s] >= downs[s] + 1 for s in range(4)]
-        total = sum(sizes[s] if meet[s] else runs[s] for s in range(4))
+        meet = [False, False, False, False]
+        total = 0
+        for s in range(4):
+            if aces[s] < kings[s] and ups[s] >= downs[s] + 1:
+                meet[s] = True
+                total += sizes[s]
+            else:
+                total += runs[s]
         if total >= n - 1:
             return False  # the bounds only grow with j (see below)
         for j, c in enumerate(waste[:0:-1], 1):  # w_1 … w_(n-1)
@@ -207,7 +215,7 @@ class PatriarchsModel(Layout):
         or on the King side after sliding to r, leaves the same two foundations, A…r and
         K…r). Nothing reachable is lost, and meeting points count as one position (``key``).
         """
-        ps = _bytes(piles)
+        ps: tuple[bytes, ...] = piles if type(piles[0]) is bytes else encode(piles)  # type: ignore[comparison-overlap]
         out: list[Child] = []
         stock_i, waste_i = self.stock, self.waste
         stock, waste = ps[stock_i], ps[waste_i]
@@ -217,8 +225,8 @@ class PatriarchsModel(Layout):
             if not p:
                 continue
             c = p[-1]
-            s, r = divmod(c, 13)  # r: 0 = Ace … 12 = King
-            a, k = ps[up[s]][-1] % 13, ps[down[s]][-1] % 13
+            s, r = _SUIT[c], _RANK[c]  # r: 0 = Ace … 12 = King
+            a, k = _RANK[ps[up[s]][-1]], _RANK[ps[down[s]][-1]]
             slides: list[tuple[int, list[tuple[int, int]]]] = []  # (foundation, transfers)
             if k == a + 1:  # meeting: slide, then play (see above)
                 via_up = abs(a - (r - 1)) if r >= 1 else 99
