@@ -49,6 +49,7 @@ class PatriarchsModel(Layout):
         self.down = rules.foundations[4:]  # K → A
         self._pairs = tuple(zip(self.up, self.down))
         self._sources = (self.waste, *self.r)
+        self._rs = self.span(self.r)  # the reserves, side by side
 
     def encode(self, piles: Piles) -> Piles:
         return cast(Piles, encode(piles))
@@ -67,7 +68,7 @@ class PatriarchsModel(Layout):
         for u, d in self._pairs:
             a, k = _RANK[ps[u][-1]], _RANK[ps[d][-1]]
             head.append(_MEET if k == a + 1 else 13 * a + k)
-        reserves = sorted(b"".join([ps[r] for r in self.r]))
+        reserves = sorted(b"".join(ps[self._rs]))
         return b"".join((bytes(head), bytes(reserves), _SEP, ps[self.stock], _SEP, ps[self.waste]))
 
     def dead(self, piles: Piles, redeals: int) -> bool:
@@ -104,7 +105,7 @@ class PatriarchsModel(Layout):
         # The bounds are kept per suit as the waste cards join V_j and R ∪ W_j one by one: a
         # run grows only when a card of the rank just past it joins V_j, and a count only when
         # a card joins R ∪ W_j (tests: the same answers as the rule computed afresh per j).
-        held = b"".join([ps[r] for r in self.r])
+        held = b"".join(ps[self._rs])
         present = set(ps[self.stock])  # faces in V_j (a run needs one copy of a rank)
         present.update(held)
         counted = set(held)  # faces in R ∪ W_j

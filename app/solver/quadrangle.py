@@ -38,11 +38,8 @@ class QuadrangleModel(Layout):
         super().__init__(rules)
         # The foundations and the tableau piles each lie side by side in the engine's order:
         # the key takes them as two slices.
-        self._fs = slice(self.f[0], self.f[-1] + 1)
-        self._ts = slice(self.t[0], self.t[-1] + 1)
-        ids = tuple(range(len(self.pile_ids)))
-        if ids[self._fs] != self.f or ids[self._ts] != self.t:
-            raise ValueError("the foundations and the tableau piles must each be contiguous")
+        self._fs = self.span(self.f)
+        self._ts = self.span(self.t)
 
     def key(self, given: Piles, redeals: int) -> Hashable:
         # The stock only ever loses its top card (one pass), so its length says what it holds.

@@ -71,6 +71,14 @@ class Layout:
     def won(self, piles: Piles) -> bool:
         return not any(piles[i] for i in self.rest)
 
+    @staticmethod
+    def span(indices: tuple[int, ...]) -> slice:
+        """Piles that lie side by side as one slice (taken in one call where every position
+        needs them)."""
+        if not indices or indices != tuple(range(indices[0], indices[-1] + 1)):
+            raise ValueError(f"the piles {indices} are not contiguous")
+        return slice(indices[0], indices[-1] + 1)
+
 
 @dataclass(frozen=True, slots=True)
 class Budget:
