@@ -406,6 +406,12 @@ class Games:
         a new game of the same deal begins (a chosen deal, so casual)."""
         view = self.get(game_id, player_id)
         self._check_owner(view.record, player_id)
+        if view.record.race_id is not None and not view.finished:
+            # Restarting would quietly forfeit the race: leaving it is a resignation, said so.
+            raise GameInPlay(
+                "This game is part of a race that is still on: resign it to leave the race, "
+                "then play the deal again."
+            )
         if not view.finished:
             with suppress(GameOver):  # it ended meanwhile (another tab): nothing to resign
                 self.resign(game_id, player_id)

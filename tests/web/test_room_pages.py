@@ -113,6 +113,13 @@ def test_room_page_join_start_and_spectate(
             f"/games/{mine}/hint", headers={"HX-Request": "true", "X-CSRFToken": csrf(client)}
         )
         assert refused.status_code == 200 and "Hints are off in races" in refused.text
+        # Restarting would quietly forfeit the race: the board offers no restart while the race
+        # is on, resigning says what it does, and the route refuses with the game unchanged.
+        assert 'action="/games/' + mine + '/restart"' not in board
+        assert "Resign from the race?" in board
+        restarted = form(client, f"/games/{mine}/restart")
+        assert restarted.status_code == 409 and "resign it to leave the race" in restarted.text
+        assert client.get(f"/api/games/{mine}").json()["status"] == "playing"
 
         # A spectator (never joined) watches either racer, public view only (the guard checks).
         watching = spectator.get(f"/rooms/{code}").text
@@ -130,6 +137,8 @@ def test_room_page_join_start_and_spectate(
 
         # Both resign: the finish table and the player page's races.
         assert form(client, f"/games/{mine}/resign").status_code == 303
+        # Once the racer's game is over, the deal may be played again (outside the race).
+        assert "Play this deal again" in client.get(f"/games/{mine}").text
         assert form(guest, f"/games/{theirs}/resign").status_code == 303
         done = spectator.get(f"/rooms/{code}").text
         assert 'id="finish-table"' in done and "Rematch (new deal)" not in done
