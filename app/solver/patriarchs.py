@@ -186,22 +186,6 @@ class PatriarchsModel(Layout):
                 # j < n can fail.
                 return False
         return False
-        return False
-
-    @staticmethod
-    def _playable(counts: list[int], a: int, k: int) -> int:
-        """At most how many of a suit's cards (``counts``: copies per rank index) can go home
-        with the Ace side topped at rank index ``a`` and the King side at ``k``: the bound of
-        the rule as first written (see ``dead``), kept for its tests."""
-        up = a + 1
-        while up <= 12 and counts[up]:
-            up += 1
-        down = k - 1
-        while down >= 0 and counts[down]:
-            down -= 1
-        if a < k and up >= down + 1:  # the runs meet (or the sides meet already)
-            return sum(counts)
-        return (up - a - 1) + (k - 1 - down)
 
     def children(self, piles: Piles, redeals: int) -> list[Child]:
         """Foundation moves from the waste and the reserves, then dealing, then the redeal.

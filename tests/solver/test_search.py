@@ -279,6 +279,21 @@ def test_the_patriarchs_dead_end_rule_sees_a_card_buried_for_good() -> None:
     assert not model.dead(stuck.piles, 0)
 
 
+def _playable(counts: list[int], a: int, k: int) -> int:
+    """At most how many of a suit's cards (``counts``: copies per rank index) can go home with
+    the Ace side topped at rank index ``a`` and the King side at ``k``: the bound of the rule as
+    first written (see ``PatriarchsModel.dead``)."""
+    up = a + 1
+    while up <= 12 and counts[up]:
+        up += 1
+    down = k - 1
+    while down >= 0 and counts[down]:
+        down -= 1
+    if a < k and up >= down + 1:  # the runs meet (or the sides meet already)
+        return sum(counts)
+    return (up - a - 1) + (k - 1 - down)
+
+
 def _dead_reference(model: PatriarchsModel, state: State) -> bool:
     """The Patriarchs last-pass rule computed afresh for every j (as ``dead`` was first
     written): the incremental version must give the same answer."""
@@ -290,13 +305,13 @@ def _dead_reference(model: PatriarchsModel, state: State) -> bool:
             counts[c // 13][c % 13] += 1
             held += 1
     tops = [(piles[u][-1] % 13, piles[d][-1] % 13) for u, d in zip(model.up, model.down)]
-    bound = [model._playable(counts[s], *tops[s]) for s in range(4)]
+    bound = [_playable(counts[s], *tops[s]) for s in range(4)]
     waste = piles[model.waste]
     n = len(waste)
     for j in range(1, n + 1):
         c = waste[n - j]
         counts[c // 13][c % 13] += 1
-        bound[c // 13] = model._playable(counts[c // 13], *tops[c // 13])
+        bound[c // 13] = _playable(counts[c // 13], *tops[c // 13])
         if j < n and sum(bound) < j:
             return True
     return sum(bound) < held + n
