@@ -125,6 +125,31 @@ def corners(draw: st.DrawFn) -> State:
 
 
 @st.composite
+def corners_crowded(draw: st.DrawFn, redeals: int) -> State:
+    """Corners with one to three suits far from home and the reserves (nearly) all full: the
+    kind of ending Corners' pull-counting rules are about, often lost."""
+    rules = get_ruleset("corners")
+    piles: list[tuple[int, ...]] = [()] * len(rules.pile_ids)
+    loose: list[int] = []
+    busy = draw(st.sets(st.integers(0, 3), min_size=1, max_size=3))
+    for s, f in enumerate(rules.foundations):
+        base = draw(st.integers(0, 12))
+        n = draw(st.integers(1, 8)) if s in busy else 13
+        cards = [s * 13 + (base + d) % 13 for d in range(13)]
+        piles[f] = tuple(cards[:n])
+        loose += cards[n:]
+    order = draw(st.permutations(loose))
+    full = min(5, len(order))
+    reserves = draw(st.integers(max(0, full - 1), full))
+    for r, c in zip(rules.reserves, order[:reserves]):
+        piles[r] = (c,)
+    split = draw(st.integers(reserves, len(order)))
+    piles[rules.waste] = tuple(order[reserves:split])
+    piles[rules.stock] = tuple(order[split:])
+    return State(rules.slug, tuple(piles), redeals)
+
+
+@st.composite
 def patriarchs(draw: st.DrawFn) -> State:
     rules = get_ruleset("patriarchs")
     piles: list[tuple[int, ...]] = [()] * len(rules.pile_ids)

@@ -11,7 +11,7 @@ from app.solver import Budget, Outcome, solve
 from app.solver.corners import CornersModel
 from app.solver.search import line_positions, solve_piles
 from tests.engine.builders import position
-from tests.solver.positions import POSITIONS, exhaustive
+from tests.solver.positions import POSITIONS, corners_crowded, exhaustive
 
 RANKS = "A23456789TJQK"
 DONE = {"f2": " ".join(r + "D" for r in RANKS), "f4": " ".join(r + "S" for r in RANKS)}
@@ -42,6 +42,66 @@ def test_the_last_pass_rule_says_lost_only_where_exhaustive_search_does(state: S
         assert truth is False
     result = solve(state, Budget(nodes=2_000_000))
     assert result.outcome is (Outcome.WINNABLE if truth else Outcome.LOST)
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=list(HealthCheck))
+@given(state=corners_crowded(2))
+def test_the_last_pass_rules_hold_in_crowded_endings(state: State) -> None:
+    truth = exhaustive(state)
+    if truth is None:
+        reject()
+    note(f"truth={truth}")
+    if model().dead(state.piles, 2):
+        assert truth is False
+    result = solve(state, Budget(nodes=2_000_000))
+    assert result.outcome is (Outcome.WINNABLE if truth else Outcome.LOST)
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=list(HealthCheck))
+@given(state=corners_crowded(1))
+def test_the_next_pass_rule_says_lost_only_where_exhaustive_search_does(state: State) -> None:
+    truth = exhaustive(state)
+    if truth is None:
+        reject()
+    dead = model().stranded_next_pass(state.piles)
+    note(f"dead={dead} truth={truth}")
+    if dead:
+        assert truth is False
+    result = solve(state, Budget(nodes=2_000_000))
+    assert result.outcome is (Outcome.WINNABLE if truth else Outcome.LOST)
+
+
+# ♣ wants 2♣; every other suit is home. The reserves hold 5♣ … 8♣ (none can go before 2♣ 3♣
+# 4♣); the stock is empty and one redeal is left.
+CLUBS = {**DONE, "f1": "AC", "f3": " ".join(r + "H" for r in RANKS)}
+CLUB_RESERVES = {"r1": "5C", "r2": "6C", "r3": "7C", "r4": "8C"}
+
+
+def test_a_pair_the_next_pass_deals_in_the_wrong_order_needs_a_free_reserve() -> None:
+    # The next pass deals 3♣ 4♣ 2♣ T♣: 4♣ lands on 3♣ before 2♣ comes, and with 9♣ in the
+    # fifth reserve no reserve can take either (none of their cards can go home first).
+    m = model()
+    stuck = position("corners", redeals=1, r5="9C", waste="3C 4C 2C TC", **CLUBS, **CLUB_RESERVES)
+    assert m.stranded_next_pass(stuck.piles)
+    assert m.dead(stuck.piles, 1)  # (the stock holds 0 cards: a multiple of the stride)
+    assert exhaustive(stuck) is False
+    assert solve(stuck).outcome is Outcome.LOST
+    # With the fifth reserve vacant (9♣ in the waste), the redeal puts 3♣ there: a win.
+    freed = position("corners", redeals=1, waste="3C 4C 2C 9C TC", **CLUBS, **CLUB_RESERVES)
+    assert not m.stranded_next_pass(freed.piles)
+    assert exhaustive(freed) is True
+    assert solve(freed).outcome is Outcome.WINNABLE
+
+
+def test_a_card_that_went_home_from_the_waste_frees_no_reserve_for_a_pull() -> None:
+    # Last pass, no reserve card, ♣ wants 2♣ and ♦ wants 2♦; the stock deals 2♦ 3♣ 4♣ 2♣.
+    # 2♦ goes home, but from the waste: 4♣ still lands on 3♣. (Counting every card that can go
+    # home as a possible pull, the rule did not see this until 4♣ had landed.)
+    m = model()
+    piles = {**CLUBS, "f2": "AD", "stock": "2C 4C 3C 2D"}
+    stuck = position("corners", redeals=2, **piles)
+    assert m.stranded(stuck.piles)
+    assert exhaustive(stuck) is False
 
 
 def test_a_card_dealt_onto_one_of_its_suit_needed_first_must_be_pulled() -> None:
@@ -90,5 +150,7 @@ def test_no_position_on_a_winning_line_found_without_the_rules_is_called_lost() 
             continue
         for piles, redeals in line_positions(plain, deal.piles, 0, result.path):
             assert not judge.dead(piles, redeals), number
+            if redeals == 1:  # every position, not only those ``dead`` looks at
+                assert not judge.stranded_next_pass(piles), number
             checked += 1
     assert checked > 1_000
