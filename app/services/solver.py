@@ -52,6 +52,7 @@ CERTIFY_SECONDS = 10.0
 # A deal judged when a game of it ends: bench/RESULTS.md ("Solver") shows what this decides.
 JUDGE_NODES = 300_000
 BUSY_SLACK_SECONDS = 5.0  # waiting for a free worker, on top of the search's own budget
+POOLS_SECONDS = 30.0  # how long the home page may show which games have a certified pool
 
 
 def _deadline_check(seconds: float) -> Callable[[], bool]:
@@ -207,6 +208,7 @@ class Solver:
     loop: asyncio.AbstractEventLoop | None = None
     _tasks: set[asyncio.Task[Verdict | None]] = field(default_factory=set)
     _judging: set[tuple[str, int]] = field(default_factory=set)
+    _pools: tuple[float, frozenset[str]] | None = None  # (read at, games with a pool)
 
     # -- hints ------------------------------------------------------------------------------
 
@@ -391,6 +393,8 @@ class Solver:
             row.solution = " ".join(str(m) for m in verdict.solution) or None
             row.positions = verdict.positions
             row.certified = certified and verdict.outcome is Outcome.WINNABLE
+        if certified:
+            self._pools = None  # this process certified a deal: read the pools afresh
 
     def pool_size(self, slug: str) -> int:
         with self.sessions() as db:
@@ -451,6 +455,27 @@ class Solver:
             if progress:
                 progress(have, count, verdict)
         return have
+
+    def certified_games(self) -> frozenset[str]:
+        """The games whose pool holds a certified deal, read at most every ``POOLS_SECONDS``
+        (the home page asks on every visit). A pool only grows (an operator's ``certify``), so
+        a page may offer a new pool a little late, never one that is gone. With the database
+        away this is what was last read (at first: none), so the home page still opens."""
+        seen = self._pools
+        if seen is not None and time.monotonic() - seen[0] < POOLS_SECONDS:
+            return seen[1]
+        try:
+            with self.sessions() as db:
+                games = frozenset(
+                    db.scalars(select(DealVerdict.game).where(DealVerdict.certified).distinct())
+                )
+        except Exception as exc:
+            if not is_unavailable(exc):
+                raise
+            log.warning("certified pools not read: %s", summary(exc))
+            return seen[1] if seen is not None else frozenset()
+        self._pools = (time.monotonic(), games)
+        return games
 
     def start_winnable(self, player_id: str, slug: str) -> GameView:
         """A casual game of a deal drawn from the certified pool."""

@@ -33,6 +33,7 @@ from app.web.deps import (
     GamesDep,
     PlayersDep,
     SettingsDep,
+    SolverDep,
     ViewerDep,
     new_browser_player,
     sign_session_in,
@@ -51,7 +52,13 @@ def history(request: Request) -> History:
 
 
 @router.get("/")
-def home(request: Request, viewer: ViewerDep, games: GamesDep, settings: SettingsDep) -> Response:
+def home(
+    request: Request,
+    viewer: ViewerDep,
+    games: GamesDep,
+    settings: SettingsDep,
+    solver: SolverDep,
+) -> Response:
     return render(
         request,
         "pages/home.html",
@@ -61,6 +68,7 @@ def home(request: Request, viewer: ViewerDep, games: GamesDep, settings: Setting
             "daily": daily.daily_deals(daily.today(), settings.deal_key_bytes),
             "live": request.app.state.rooms.live(10),
             "playing_now": request.app.state.rooms.playing_now(),
+            "certified": solver.certified_games(),
         },
     )
 

@@ -19,8 +19,8 @@ from fastapi import APIRouter, Form, Query, Request
 from fastapi.responses import RedirectResponse, Response
 from starlette.concurrency import run_in_threadpool
 
-from app.engine import Card, InvalidMove, Move
-from app.services.errors import DealInPlay, ServiceError
+from app.engine import GAMES, Card, InvalidMove, Move
+from app.services.errors import DealInPlay, NoCertifiedDeals, ServiceError
 from app.services.games import Games, GameView, Played
 from app.web.board import pile_views, status_context
 from app.web.deps import BrowserPlayer, GamesDep, SolverDep
@@ -40,20 +40,35 @@ def start(
     request: Request,
     player: BrowserPlayer,
     games: GamesDep,
+    solver: SolverDep,
     game: Annotated[str, Form(max_length=64)],
     deal: Annotated[str, Form(max_length=20)] = "",
+    winnable: Annotated[str, Form(max_length=8)] = "",
 ) -> Response:
+    """A new game: rated, of a deal number (casual), or of a deal from the certified pool of
+    winnable deals (``winnable``; casual too)."""
     limit_player(request, "games", player)
     number = _whole_number(deal)
     if deal.strip() and number is None:
-        return render(
-            request,
-            "pages/error.html",
-            {"title": "No such deal", "message": "A deal number is a whole number."},
-            422,
+        return _not_started(request, "No such deal", "A deal number is a whole number.", 422)
+    if winnable and deal.strip():
+        return _not_started(
+            request, "Which deal?", "Ask for a deal number or for a winnable deal, not both.", 422
         )
     try:
-        view = games.start(player, game, number)
+        if winnable:
+            view = solver.start_winnable(player, game)
+        else:
+            view = games.start(player, game, number)
+    except NoCertifiedDeals:
+        name = GAMES[game].name if game in GAMES else "this game"
+        return _not_started(
+            request,
+            "No winnable deal yet",
+            f"No {name} deal has been certified winnable yet. Start a rated game, or play a "
+            "deal by its number.",
+            409,
+        )
     except DealInPlay as exc:  # one unfinished game per deal: take the player back to it
         request.session[BOARD_FLASH] = {
             "game": exc.game_id,
@@ -62,6 +77,10 @@ def start(
         }
         return RedirectResponse(f"/games/{exc.game_id}", status_code=303)
     return RedirectResponse(f"/games/{view.record.id}", status_code=303)
+
+
+def _not_started(request: Request, title: str, message: str, status: int) -> Response:
+    return render(request, "pages/error.html", {"title": title, "message": message}, status)
 
 
 def _whole_number(text: str) -> int | None:

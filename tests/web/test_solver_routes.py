@@ -19,7 +19,7 @@ from app.engine import Move, get_ruleset
 from app.services.solver import CpuShare, Solver, Verdict, judge_deal
 from app.solver import Outcome
 from tests.aio import run
-from tests.web.support import error_code, finish_deal, move, new_game, post, start
+from tests.web.support import GAME_SLUGS, error_code, finish_deal, move, new_game, post, start
 
 WON_DEAL, LOST_DEAL = 1, 3  # Castle's End, development key (tests/solver decides them)
 
@@ -143,6 +143,55 @@ def test_winnable_games_come_from_the_certified_pool(api: TestClient, app: FastA
     assert error_code(both, 422) == "invalid_request"
     unknown = api.post("/api/games", json={"game": "nope", "winnable": True})
     assert error_code(unknown, 422) == "invalid_request"
+
+
+def _winnable_button(page: str, slug: str) -> bool:
+    card = page.split(f'name="game" value="{slug}"')
+    return any('name="winnable"' in part.split("</li>")[0] for part in card[1:])
+
+
+def test_the_home_page_offers_a_winnable_deal_once_its_pool_holds_one(
+    client: TestClient, app: FastAPI
+) -> None:
+    from sqlalchemy import delete
+
+    from app.db.models import DealVerdict, Game
+
+    with app.state.sessions.begin() as db:  # no pool yet (other tests share the database)
+        db.execute(delete(DealVerdict))
+    solver_of(app)._pools = None
+    assert not any(_winnable_button(client.get("/").text, slug) for slug in GAME_SLUGS)
+    empty = post(client, "/games", {"game": "castles-end", "winnable": "1"}, htmx=False)
+    assert empty.status_code == 409
+    assert "No Castle&#39;s End deal has been certified winnable yet" in empty.text
+    assert solver_of(app).certify("castles-end", 1) >= 1
+    home = client.get("/").text
+    assert _winnable_button(home, "castles-end")
+    assert not any(_winnable_button(home, slug) for slug in GAME_SLUGS if slug != "castles-end")
+    started = post(client, "/games", {"game": "castles-end", "winnable": "1"}, htmx=False)
+    assert started.status_code == 303, started.text
+    game_id = started.headers["location"].rsplit("/", 1)[1]
+    with app.state.sessions() as db:
+        game = db.get(Game, game_id)
+        assert game is not None and not game.rated
+        verdict = db.get(DealVerdict, ("castles-end", game.deal))
+        assert verdict is not None and verdict.certified
+    both = post(client, "/games", {"game": "castles-end", "winnable": "1", "deal": "5"})
+    assert both.status_code == 422 and "not both" in both.text
+
+
+def test_the_home_page_opens_while_the_pools_cannot_be_read(
+    client: TestClient, app: FastAPI, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def away() -> None:
+        raise OperationalError("SELECT", {}, Exception("connection refused"))
+
+    solver = solver_of(app)
+    solver._pools = None
+    monkeypatch.setattr(solver, "sessions", away)
+    home = client.get("/")
+    assert home.status_code == 200 and "New rated game" in home.text
+    assert not any(_winnable_button(home.text, slug) for slug in GAME_SLUGS)
 
 
 def test_a_finished_game_says_whether_its_deal_could_be_won(api: TestClient, app: FastAPI) -> None:
