@@ -118,6 +118,8 @@ def solve_piles(model: Model, piles: Piles, redeals: int, budget: Budget) -> Res
     piles = encoded(model, piles)
     if getattr(model, "score", None) is not None:
         return _best_first(model, piles, redeals, budget)
+    if getattr(model, "price", None) is not None:
+        return _priced(model, piles, redeals, budget)
     if not getattr(model, "lds", False):
         return _dfs(model, piles, redeals, budget)
     share: float = getattr(model, "lds_share", 0.5)
@@ -190,6 +192,78 @@ def _best_first(model: Model, piles: Piles, redeals: int, budget: Budget) -> Res
                 return Result(Outcome.WINNABLE, nodes=nodes, generated=generated, path=tuple(line))
             order -= 1
             heappush(heap, (-score(child), order, child, child_redeals, k))
+    return Result(Outcome.LOST, nodes=nodes, generated=generated)
+
+
+# What a model passes from a position to a child in a priced search (``_priced``): any
+# hashable note, None for none.
+Note = Hashable | None
+# A priced search's waiting position: piles, redeals, its key, its parent's key (None: the
+# root), the move from the parent, and the note it was given.
+_Entry = tuple[Piles, int, Hashable, Hashable | None, Mv | None, Note]
+
+
+def _priced(model: Model, piles: Piles, redeals: int, budget: Budget) -> Result:
+    """A discrepancy search for models that price their moves (``price(piles, redeals, kids,
+    note)``: for each child, what choosing it costs and the note it carries on). Every
+    position is entered once, at the lowest total cost of the lines found to it: all positions
+    of cost d before any of cost d + 1, depth-first among those of one cost (a child of cost 0
+    is entered next). Unlike the limited-discrepancy search, no round repeats the one before,
+    and a model can make a choice that spans several moves cost once (the note carries it).
+    Every child is kept at some cost, so every reachable position is entered unless a win
+    ends the search first: no win means a loss, as for the depth-first search."""
+    if model.won(piles):
+        return Result(Outcome.WINNABLE)
+    key, children, won = model.key, model.children, model.won
+    price: Callable[[Piles, int, list[Child], Note], list[tuple[int, Note]]]
+    price = model.price  # type: ignore[attr-defined]
+    dead = model.dead if getattr(model, "dead_ends", True) else None
+    clock = budget.out_of_time
+    every = max(1, budget.check_every)
+    max_nodes = budget.nodes
+    parents: dict[Hashable, tuple[Hashable | None, Mv | None]] = {}
+    levels: list[list[_Entry]] = [[(piles, redeals, key(piles, redeals), None, None, None)]]
+    nodes = generated = 0
+    cost = 0
+    while cost < len(levels):
+        todo = levels[cost]
+        while todo:
+            at, at_redeals, at_key, parent, move, note = todo.pop()
+            if at_key in parents:
+                continue  # entered already, at this cost or a lower one
+            parents[at_key] = (parent, move)
+            nodes += 1
+            spent = _spent(nodes, generated, max_nodes, clock, every)
+            if spent is not None:
+                return spent
+            if dead is not None and dead(at, at_redeals):
+                continue
+            kids = children(at, at_redeals)
+            generated += len(kids)
+            priced = price(at, at_redeals, kids, note)
+            # Pushed last child first, so that the first of the cheapest is entered next.
+            for (mv, child, child_redeals), (extra, child_note) in zip(
+                reversed(kids), reversed(priced)
+            ):
+                if won(child):
+                    line: list[Mv] = [mv]
+                    link: Hashable | None = at_key
+                    while link is not None:
+                        link, step = parents[link]
+                        if step is not None:
+                            line.append(step)
+                    line.reverse()
+                    return Result(
+                        Outcome.WINNABLE, nodes=nodes, generated=generated, path=tuple(line)
+                    )
+                k = key(child, child_redeals)
+                if k in parents:
+                    continue
+                at_cost = cost + extra
+                while len(levels) <= at_cost:
+                    levels.append([])
+                levels[at_cost].append((child, child_redeals, k, at_key, mv, child_note))
+        cost += 1
     return Result(Outcome.LOST, nodes=nodes, generated=generated)
 
 

@@ -412,6 +412,37 @@ def test_the_patriarchs_stock_only_enables_plays() -> None:
     assert solve(won).outcome is Outcome.WINNABLE
 
 
+def test_patriarchs_waiting_past_the_same_plays_costs_once() -> None:
+    """The priced search: dealing past a play costs one discrepancy; dealing past the same
+    plays again, or taking one of them at last, costs nothing; a new play ends the wait."""
+    bases = {f"f{i + 1}": "A" + s for i, s in enumerate("CDHS")}
+    bases |= {f"f{i + 5}": "K" + s for i, s in enumerate("CDHS")}
+    rules = get_ruleset("patriarchs")
+    model = PatriarchsModel(rules)
+    r1, f1, f2 = rules.reserves[0], rules.foundations[0], rules.foundations[1]
+    play = (r1, f1, 1)
+    deal = (rules.stock, rules.waste, 1)
+    start = position("patriarchs", bases, r1="2C", stock="9D 2D 8D 7D")
+    kids = model.children(start.piles, 0)
+    assert [mv for mv, _, _ in kids] == [play, deal]
+    assert model.price(start.piles, 0, kids, None) == [(0, None), (1, frozenset({play}))]
+    # 7♦ dealt: nothing new to play, so dealing on (8♦) is still the same wait.
+    waiting = frozenset({play})
+    _, after, _ = kids[1]
+    kids = model.children(after, 0)
+    assert [mv for mv, _, _ in kids] == [play, deal]
+    assert model.price(after, 0, kids, waiting) == [(0, None), (0, waiting)]
+    # 2♦ dealt: a new play; passing it by is a new choice.
+    _, after, _ = model.children(model.children(after, 0)[1][1], 0)[1]
+    kids = model.children(after, 0)
+    assert [mv for mv, _, _ in kids] == [(rules.waste, f2, 1), play, deal]
+    assert model.price(after, 0, kids, waiting) == [
+        (0, None),
+        (0, None),
+        (1, frozenset({play, (rules.waste, f2, 1)})),
+    ]
+
+
 def _no_dead_ends() -> PatriarchsModel:
     model = PatriarchsModel(get_ruleset("patriarchs"))
     model.dead_ends = False  # type: ignore[attr-defined]
