@@ -34,7 +34,7 @@ _pack: Callable[[list[bytes]], Piles] = tuple  # type: ignore[assignment]
 
 class PatriarchsModel(Layout):
     # The search is the priced one (``price``; search._priced), not a limited-discrepancy
-    # search: over deals 1..60 at 200,000 positions each it won 49 against 45.
+    # search: over deals 1..200 at 200,000 positions each it won 169 against 141.
     # The dead-end rule is checked only while the stock holds at most this many cards (0: once
     # it is empty). It is checked everywhere: over deals 1..200 that decided more deals than
     # checking it once the stock is empty (bench/RESULTS.md, "Solver").
@@ -257,22 +257,21 @@ class PatriarchsModel(Layout):
         self, piles: Piles, redeals: int, kids: list[Child], note: Hashable | None
     ) -> list[tuple[int, Hashable | None]]:
         """What each move costs the priced search, and the note it passes on (the plays the
-        line has chosen to wait past, or None).
+        line is waiting past, or None).
 
-        The first play costs nothing, any other play one; so does dealing while a play is
-        there — except while the line *waits*: once it has dealt past some plays, dealing
-        past the same plays again costs nothing, and taking one of them at last costs
-        nothing. Good lines often hold a reserve card back for several deals, until the
-        card it would pull from the waste is the one they want (or leave a card for its
-        twin); counted move by move, each deal of that wait was one more discrepancy. Prices
-        only order the search: every move is still tried.
+        Plays cost nothing, in any order (orders that meet are one position). Dealing, or
+        the redeal, while some play is there costs one — except while the line *waits*: once
+        it has dealt past some plays, dealing past the same plays again costs nothing, and so
+        does taking one of them at last. Good lines often hold a reserve card back for
+        several deals, until the card it would pull from the waste is the one they want, or
+        leave a card for its twin; counted deal by deal, each deal of that wait was one more
+        discrepancy. Prices only order the search: every move is still tried.
         """
         stock_i = self.stock
         plays = [mv for mv, _, _ in kids if mv[-3] != stock_i and mv[-2] != stock_i]
         waited: frozenset[Mv] = note if isinstance(note, frozenset) else frozenset()
         out: list[tuple[int, Hashable | None]] = []
-        fresh = 0  # plays the line is not waiting past, priced so far
-        for i, (mv, _, _) in enumerate(kids):
+        for mv, _, _ in kids:
             if mv[0] == stock_i:  # dealing
                 if not plays:
                     out.append((0, None))
@@ -280,13 +279,10 @@ class PatriarchsModel(Layout):
                     out.append((0, waited))
                 else:
                     out.append((1, waited.union(plays)))
-            elif mv in waited:
-                out.append((0, None))
-            elif mv[-2] == stock_i:  # the redeal (last, once the stock is dealt)
-                out.append((0 if i == 0 else 1, None))
+            elif mv[-2] == stock_i:  # the redeal (once the stock is dealt)
+                out.append((1 if plays else 0, None))
             else:
-                out.append((0 if fresh == 0 else 1, None))
-                fresh += 1
+                out.append((0, None))
         return out
 
     @staticmethod

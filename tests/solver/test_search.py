@@ -441,6 +441,15 @@ def test_patriarchs_waiting_past_the_same_plays_costs_once() -> None:
         (0, None),
         (1, frozenset({play, (rules.waste, f2, 1)})),
     ]
+    # Plays cost nothing, in any order; dealing with no play there costs nothing either.
+    assert model.price(after, 0, kids, None) == [
+        (0, None),
+        (0, None),
+        (1, frozenset({play, (rules.waste, f2, 1)})),
+    ]
+    bare = position("patriarchs", bases, stock="9D 8D")
+    kids = model.children(bare.piles, 0)
+    assert model.price(bare.piles, 0, kids, None) == [(0, None)]
 
 
 def _no_dead_ends() -> PatriarchsModel:
