@@ -198,9 +198,14 @@ def _best_first(model: Model, piles: Piles, redeals: int, budget: Budget) -> Res
 # What a model passes from a position to a child in a priced search (``_priced``): any
 # hashable note, None for none.
 Note = Hashable | None
-# A priced search's waiting position: piles, redeals, its key, its parent's key (None: the
-# root), the move from the parent, and the note it was given.
-_Entry = tuple[Piles, int, Hashable, Hashable | None, Mv | None, Note]
+# A priced search's waiting position: piles, redeals, its parent's key (None: the root), the
+# move from the parent, and the note it was given. Its own key is taken only when it is
+# entered: most positions waiting at the higher costs never are.
+_Entry = tuple[Piles, int, Hashable | None, Mv | None, Note]
+
+
+def _every_move(move: Mv) -> bool:
+    return True
 
 
 def _priced(model: Model, piles: Piles, redeals: int, budget: Budget) -> Result:
@@ -218,17 +223,21 @@ def _priced(model: Model, piles: Piles, redeals: int, budget: Budget) -> Result:
     price: Callable[[Piles, int, list[Child], Note], list[tuple[int, Note]]]
     price = model.price  # type: ignore[attr-defined]
     dead = model.dead if getattr(model, "dead_ends", True) else None
+    # Moves after which the dead-end rules can newly hold (the model's ``may_end``; default:
+    # every move): a position reached by another one is not tested again.
+    can_die: Callable[[Mv], bool] = getattr(model, "may_end", _every_move)
     clock = budget.out_of_time
     every = max(1, budget.check_every)
     max_nodes = budget.nodes
     parents: dict[Hashable, tuple[Hashable | None, Mv | None]] = {}
-    levels: list[list[_Entry]] = [[(piles, redeals, key(piles, redeals), None, None, None)]]
+    levels: list[list[_Entry]] = [[(piles, redeals, None, None, None)]]
     nodes = generated = 0
     cost = 0
     while cost < len(levels):
         todo = levels[cost]
         while todo:
-            at, at_redeals, at_key, parent, move, note = todo.pop()
+            at, at_redeals, parent, move, note = todo.pop()
+            at_key = key(at, at_redeals)
             if at_key in parents:
                 continue  # entered already, at this cost or a lower one
             parents[at_key] = (parent, move)
@@ -236,7 +245,7 @@ def _priced(model: Model, piles: Piles, redeals: int, budget: Budget) -> Result:
             spent = _spent(nodes, generated, max_nodes, clock, every)
             if spent is not None:
                 return spent
-            if dead is not None and dead(at, at_redeals):
+            if dead is not None and (move is None or can_die(move)) and dead(at, at_redeals):
                 continue
             kids = children(at, at_redeals)
             generated += len(kids)
@@ -256,13 +265,13 @@ def _priced(model: Model, piles: Piles, redeals: int, budget: Budget) -> Result:
                     return Result(
                         Outcome.WINNABLE, nodes=nodes, generated=generated, path=tuple(line)
                     )
-                k = key(child, child_redeals)
-                if k in parents:
-                    continue
-                at_cost = cost + extra
-                while len(levels) <= at_cost:
-                    levels.append([])
-                levels[at_cost].append((child, child_redeals, k, at_key, mv, child_note))
+                if extra:
+                    at_cost = cost + extra
+                    while len(levels) <= at_cost:
+                        levels.append([])
+                    levels[at_cost].append((child, child_redeals, at_key, mv, child_note))
+                else:
+                    todo.append((child, child_redeals, at_key, mv, child_note))
         cost += 1
     return Result(Outcome.LOST, nodes=nodes, generated=generated)
 
