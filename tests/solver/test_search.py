@@ -416,7 +416,7 @@ def test_the_patriarchs_stock_only_enables_plays() -> None:
 
 def test_patriarchs_waiting_past_the_same_plays_costs_once() -> None:
     """The priced search: dealing past a play costs one discrepancy; dealing past the same
-    plays again, or taking one of them at last, costs nothing; a new play ends the wait."""
+    plays again, or taking one of them at last, costs nothing; plays cost nothing."""
     bases = {f"f{i + 1}": "A" + s for i, s in enumerate("CDHS")}
     bases |= {f"f{i + 5}": "K" + s for i, s in enumerate("CDHS")}
     rules = get_ruleset("patriarchs")
@@ -434,21 +434,15 @@ def test_patriarchs_waiting_past_the_same_plays_costs_once() -> None:
     kids = model.children(after, 0)
     assert [mv for mv, _, _ in kids] == [play, deal]
     assert model.price(after, 0, kids, waiting) == [(0, None), (0, waiting)]
-    # 2♦ dealt: a new play; passing it by is a new choice.
+    # 2♦ dealt: a new play; passing it by is a new choice, and buries 2♦: it costs two.
     _, after, _ = model.children(model.children(after, 0)[1][1], 0)[1]
     kids = model.children(after, 0)
+    both = frozenset({play, (rules.waste, f2, 1)})
     assert [mv for mv, _, _ in kids] == [(rules.waste, f2, 1), play, deal]
-    assert model.price(after, 0, kids, waiting) == [
-        (0, None),
-        (0, None),
-        (1, frozenset({play, (rules.waste, f2, 1)})),
-    ]
-    # Plays cost nothing, in any order; dealing with no play there costs nothing either.
-    assert model.price(after, 0, kids, None) == [
-        (0, None),
-        (0, None),
-        (1, frozenset({play, (rules.waste, f2, 1)})),
-    ]
+    assert model.price(after, 0, kids, waiting) == [(0, None), (0, None), (2, both)]
+    assert model.price(after, 0, kids, None) == [(0, None), (0, None), (2, both)]
+    # Waiting past both: dealing on costs nothing.
+    assert model.price(after, 0, kids, both) == [(0, None), (0, None), (0, both)]
     bare = position("patriarchs", bases, stock="9D 8D")
     kids = model.children(bare.piles, 0)
     assert model.price(bare.piles, 0, kids, None) == [(0, None)]
