@@ -35,7 +35,7 @@ _pack: Callable[[list[bytes]], Piles] = tuple  # type: ignore[assignment]
 
 class PatriarchsModel(Layout):
     # The search is the priced one (``price``; search._priced), not a limited-discrepancy
-    # search: over deals 1..200 at 200,000 positions each it won 174 against 141.
+    # search: over deals 1..200 at 200,000 positions each it won 182 against 141.
     # The dead-end rule is checked only while the stock holds at most this many cards (0: once
     # it is empty). Checking it everywhere decided more deals than once the stock is empty
     # (bench/RESULTS.md, "Solver"); with the priced search, which spends most positions in the
@@ -273,39 +273,35 @@ class PatriarchsModel(Layout):
         """What each move costs the priced search, and the note it passes on (the plays the
         line is waiting past, or None).
 
-        Plays cost nothing, in any order (orders that meet are one position). Dealing, or
-        the redeal, while some play is there costs one — two if the waste's top could go
-        home, as dealing buries it — except while the line *waits*: once it has dealt past
+        Plays cost nothing, in any order (orders that meet are one position), and so does
+        the redeal. Dealing while some play is there costs one — two if the waste's top could
+        go home, as dealing buries it — except while the line *waits*: once it has dealt past
         some plays, dealing past the same plays again costs nothing, and so does taking one
-        of them at last. Good lines often hold a reserve card back for several deals, until
-        the card it would pull from the waste is the one they want, or leave a card for its
-        twin; counted deal by deal, each deal of that wait was one more discrepancy. Prices
-        only order the search: every move is still tried. (Deals 1..200, 200,000 positions
-        each: 141 won by the limited-discrepancy search, 156 with waiting priced once, 169
-        with plays free in any order, 174 with the waste's top priced two.)
+        of them at last; and dealing onto an empty waste costs nothing (it buries nothing, and
+        a reserve card played then would pull the very card dealt). Good lines often hold a
+        reserve card back for several deals, until the card it would pull from the waste is
+        the one they want, or leave a card for its twin; counted deal by deal, each deal of
+        that wait was one more discrepancy. Prices only order the search: every move is still
+        tried. (Deals 1..200, 200,000 positions each: 141 won by the limited-discrepancy
+        search, 156 with waiting priced once, 169 with plays free, 174 with the waste's top
+        priced two, 182 with an empty waste and the redeal free.)
         """
         n = len(kids)
         if not n:
             return []
         stock_i = self.stock
         last = kids[-1][0]  # dealing or the redeal comes last (``children``), if at all
-        if last[0] != stock_i and last[-2] != stock_i:
-            return [_FREE] * n  # plays only
-        if n == 1:
-            return [_FREE]  # no play to pass by
+        if last[0] != stock_i or n == 1:
+            return [_FREE] * n  # plays, and the redeal if it is there: all free
         plays = frozenset([mv for mv, _, _ in kids[:-1]])
-        if last[-2] == stock_i:  # the redeal
-            tail: tuple[int, Hashable | None] = (1, None)
-        else:
-            waited = note if isinstance(note, frozenset) else frozenset()
-            if waited and waited.issuperset(plays):
-                tail = (0, waited)
-            else:
-                first = kids[0][0]  # a play of the waste's top comes first, if there is one
-                buries = first[-3] == self.waste and first not in waited
-                tail = (2 if buries else 1, waited | plays)
+        waited = note if isinstance(note, frozenset) else frozenset()
         out: list[tuple[int, Hashable | None]] = [_FREE] * n
-        out[-1] = tail
+        if not piles[self.waste] or (waited and waited.issuperset(plays)):
+            out[-1] = (0, waited | plays)
+        else:
+            first = kids[0][0]  # a play of the waste's top comes first, if there is one
+            buries = first[-3] == self.waste and first not in waited
+            out[-1] = (2 if buries else 1, waited | plays)
         return out
 
     @staticmethod

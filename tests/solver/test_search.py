@@ -416,7 +416,8 @@ def test_the_patriarchs_stock_only_enables_plays() -> None:
 
 def test_patriarchs_waiting_past_the_same_plays_costs_once() -> None:
     """The priced search: dealing past a play costs one discrepancy; dealing past the same
-    plays again, or taking one of them at last, costs nothing; plays cost nothing."""
+    plays again, or taking one of them at last, costs nothing; plays cost nothing, and so do
+    dealing onto an empty waste and the redeal."""
     bases = {f"f{i + 1}": "A" + s for i, s in enumerate("CDHS")}
     bases |= {f"f{i + 5}": "K" + s for i, s in enumerate("CDHS")}
     rules = get_ruleset("patriarchs")
@@ -424,7 +425,7 @@ def test_patriarchs_waiting_past_the_same_plays_costs_once() -> None:
     r1, f1, f2 = rules.reserves[0], rules.foundations[0], rules.foundations[1]
     play = (r1, f1, 1)
     deal = (rules.stock, rules.waste, 1)
-    start = position("patriarchs", bases, r1="2C", stock="9D 2D 8D 7D")
+    start = position("patriarchs", bases, r1="2C", waste="9S", stock="9D 2D 8D 7D")
     kids = model.children(start.piles, 0)
     assert [mv for mv, _, _ in kids] == [play, deal]
     assert model.price(start.piles, 0, kids, None) == [(0, None), (1, frozenset({play}))]
@@ -446,6 +447,14 @@ def test_patriarchs_waiting_past_the_same_plays_costs_once() -> None:
     bare = position("patriarchs", bases, stock="9D 8D")
     kids = model.children(bare.piles, 0)
     assert model.price(bare.piles, 0, kids, None) == [(0, None)]
+    # Dealing onto an empty waste buries nothing, and the redeal is free: both cost nothing.
+    empty = position("patriarchs", bases, r1="2C", stock="9D 8D")
+    kids = model.children(empty.piles, 0)
+    assert model.price(empty.piles, 0, kids, None) == [(0, None), (0, frozenset({play}))]
+    turn = position("patriarchs", bases, r1="2C", waste="9D 8D")
+    kids = model.children(turn.piles, 0)
+    assert [mv for mv, _, _ in kids] == [play, (rules.waste, rules.stock, 2)]
+    assert model.price(turn.piles, 0, kids, None) == [(0, None), (0, None)]
 
 
 def _no_dead_ends() -> PatriarchsModel:
