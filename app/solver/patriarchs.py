@@ -40,8 +40,9 @@ class PatriarchsModel(Layout):
     # it is empty). Checking it everywhere decided more deals than once the stock is empty
     # (bench/RESULTS.md, "Solver"); with the priced search, which spends most positions in the
     # last pass, it held at 168 of 93,000 last-pass positions with 30–39 cards in the stock and
-    # never above (deals 11, 26–28), so it is left out there (deals 26–28: 92k → 103k a second).
-    dead_stock_limit = 35
+    # never above (deals 11, 26–28). Deals 1..200 at 200,000 positions: 182 won whether the
+    # limit is 35, 30 or 25 (the same deals), at 98k, 104k and 111k positions a second (83–85).
+    dead_stock_limit = 25
 
     def __init__(self, rules: Ruleset) -> None:
         super().__init__(rules)

@@ -235,6 +235,7 @@ def _priced(model: Model, piles: Piles, redeals: int, budget: Budget) -> Result:
     cost = 0
     while cost < len(levels):
         todo = levels[cost]
+        push = todo.append
         while todo:
             at, at_redeals, parent, move, note = todo.pop()
             at_key = key(at, at_redeals)
@@ -242,9 +243,11 @@ def _priced(model: Model, piles: Piles, redeals: int, budget: Budget) -> Result:
                 continue  # entered already, at this cost or a lower one
             parents[at_key] = (parent, move)
             nodes += 1
-            spent = _spent(nodes, generated, max_nodes, clock, every)
-            if spent is not None:
-                return spent
+            # (``_spent`` written out: this runs for every position entered)
+            if nodes >= max_nodes:
+                return Result(Outcome.UNKNOWN, nodes=nodes, generated=generated)
+            if clock is not None and not nodes % every and clock():
+                return Result(Outcome.UNKNOWN, nodes=nodes, generated=generated, out_of_time=True)
             if dead is not None and (move is None or can_die(move)) and dead(at, at_redeals):
                 continue
             kids = children(at, at_redeals)
@@ -271,7 +274,7 @@ def _priced(model: Model, piles: Piles, redeals: int, budget: Budget) -> Result:
                         levels.append([])
                     levels[at_cost].append((child, child_redeals, at_key, mv, child_note))
                 else:
-                    todo.append((child, child_redeals, at_key, mv, child_note))
+                    push((child, child_redeals, at_key, mv, child_note))
         cost += 1
     return Result(Outcome.LOST, nodes=nodes, generated=generated)
 
