@@ -13,7 +13,7 @@ from collections.abc import Callable, Hashable, Sequence
 from typing import cast
 
 from app.engine import Ruleset
-from app.solver.search import Child, Layout, Piles
+from app.solver.search import Child, Layout, Mv, Piles
 
 _MAX_REDEALS = 1
 _ONE = tuple(bytes((c,)) for c in range(256))
@@ -21,6 +21,7 @@ _SEP = b"\xff"
 _SUIT = tuple(c // 13 for c in range(52))
 _RANK = tuple(c % 13 for c in range(52))  # 0 = Ace … 12 = King
 _MEET = 254  # a suit's key byte while its foundations meet (else 13 × Ace top + King top)
+_FREE: tuple[int, None] = (0, None)  # a move's price when it costs nothing and notes nothing
 
 
 def encode(piles: Sequence[Sequence[int]]) -> tuple[bytes, ...]:
@@ -33,15 +34,15 @@ _pack: Callable[[list[bytes]], Piles] = tuple  # type: ignore[assignment]
 
 
 class PatriarchsModel(Layout):
-    lds = True  # a limited-discrepancy search first (see search.solve_piles)
-    # … with the whole budget: over deals 1..60 (200,000 positions / 2 s each) it won 40 with
-    # the whole budget, 37 with half (then the depth-first search) and 30 with a quarter. It
-    # still proves a loss: a round that never had to cut a line short has searched everything.
-    lds_share = 1.0
+    # The search is the priced one (``price``; search._priced), not a limited-discrepancy
+    # search: over deals 1..200 at 200,000 positions each it won 182 against 141.
     # The dead-end rule is checked only while the stock holds at most this many cards (0: once
-    # it is empty). It is checked everywhere: over deals 1..200 that decided more deals than
-    # checking it once the stock is empty (bench/RESULTS.md, "Solver").
-    dead_stock_limit = 1_000
+    # it is empty). Checking it everywhere decided more deals than once the stock is empty
+    # (bench/RESULTS.md, "Solver"); with the priced search, which spends most positions in the
+    # last pass, it held at 168 of 93,000 last-pass positions with 30–39 cards in the stock and
+    # never above (deals 11, 26–28). Deals 1..200 at 200,000 positions: 182 won whether the
+    # limit is 35, 30 or 25 (the same deals), at 98k, 104k and 111k positions a second (83–85).
+    dead_stock_limit = 25
 
     def __init__(self, rules: Ruleset) -> None:
         super().__init__(rules)
@@ -187,6 +188,18 @@ class PatriarchsModel(Layout):
                 return False
         return False
 
+    def may_end(self, move: Mv) -> bool:
+        """Whether the priced search tests ``dead`` after ``move``: after dealing only (leaving
+        a test out is always sound: the rule only cuts). A play mostly keeps the rule's slack:
+        a play of the waste's top w1 turns each W_(j+1) into W_j without w1, which was counted
+        as the first card of its run, so the bound and j both fall by one; a play from a
+        reserve takes a counted card home and moves w1 from the waste to the reserves, the
+        same. Dealing puts a new card on the waste, where it can bury the cards below. (On
+        deals 1–8 at 60,000 positions each, 76,362 positions entered with the test after every
+        move, 77,202 with it after dealing only; on deals 26–28, a fifth less time a
+        position.)"""
+        return move[0] == self.stock
+
     def children(self, piles: Piles, redeals: int) -> list[Child]:
         """Foundation moves from the waste and the reserves, then dealing, then the redeal.
         No move is forced.
@@ -254,6 +267,43 @@ class PatriarchsModel(Layout):
             new = list(ps)
             new[stock_i], new[waste_i] = waste[::-1], b""
             out.append(((waste_i, stock_i, len(waste)), _pack(new), redeals + 1))
+        return out
+
+    def price(
+        self, piles: Piles, redeals: int, kids: list[Child], note: Hashable | None
+    ) -> list[tuple[int, Hashable | None]]:
+        """What each move costs the priced search, and the note it passes on (the plays the
+        line is waiting past, or None).
+
+        Plays cost nothing, in any order (orders that meet are one position), and so does
+        the redeal. Dealing while some play is there costs one — two if the waste's top could
+        go home, as dealing buries it — except while the line *waits*: once it has dealt past
+        some plays, dealing past the same plays again costs nothing, and so does taking one
+        of them at last; and dealing onto an empty waste costs nothing (it buries nothing, and
+        a reserve card played then would pull the very card dealt). Good lines often hold a
+        reserve card back for several deals, until the card it would pull from the waste is
+        the one they want, or leave a card for its twin; counted deal by deal, each deal of
+        that wait was one more discrepancy. Prices only order the search: every move is still
+        tried. (Deals 1..200, 200,000 positions each: 141 won by the limited-discrepancy
+        search, 156 with waiting priced once, 169 with plays free, 174 with the waste's top
+        priced two, 182 with an empty waste and the redeal free.)
+        """
+        n = len(kids)
+        if not n:
+            return []
+        stock_i = self.stock
+        last = kids[-1][0]  # dealing or the redeal comes last (``children``), if at all
+        if last[0] != stock_i or n == 1:
+            return [_FREE] * n  # plays, and the redeal if it is there: all free
+        plays = frozenset([mv for mv, _, _ in kids[:-1]])
+        waited = note if isinstance(note, frozenset) else frozenset()
+        out: list[tuple[int, Hashable | None]] = [_FREE] * n
+        if not piles[self.waste] or (waited and waited.issuperset(plays)):
+            out[-1] = (0, waited | plays)
+        else:
+            first = kids[0][0]  # a play of the waste's top comes first, if there is one
+            buries = first[-3] == self.waste and first not in waited
+            out[-1] = (2 if buries else 1, waited | plays)
         return out
 
     @staticmethod

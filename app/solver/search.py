@@ -118,6 +118,8 @@ def solve_piles(model: Model, piles: Piles, redeals: int, budget: Budget) -> Res
     piles = encoded(model, piles)
     if getattr(model, "score", None) is not None:
         return _best_first(model, piles, redeals, budget)
+    if getattr(model, "price", None) is not None:
+        return _priced(model, piles, redeals, budget)
     if not getattr(model, "lds", False):
         return _dfs(model, piles, redeals, budget)
     share: float = getattr(model, "lds_share", 0.5)
@@ -190,6 +192,90 @@ def _best_first(model: Model, piles: Piles, redeals: int, budget: Budget) -> Res
                 return Result(Outcome.WINNABLE, nodes=nodes, generated=generated, path=tuple(line))
             order -= 1
             heappush(heap, (-score(child), order, child, child_redeals, k))
+    return Result(Outcome.LOST, nodes=nodes, generated=generated)
+
+
+# What a model passes from a position to a child in a priced search (``_priced``): any
+# hashable note, None for none.
+Note = Hashable | None
+# A priced search's waiting position: piles, redeals, its parent's key (None: the root), the
+# move from the parent, and the note it was given. Its own key is taken only when it is
+# entered: most positions waiting at the higher costs never are.
+_Entry = tuple[Piles, int, Hashable | None, Mv | None, Note]
+
+
+def _every_move(move: Mv) -> bool:
+    return True
+
+
+def _priced(model: Model, piles: Piles, redeals: int, budget: Budget) -> Result:
+    """A discrepancy search for models that price their moves (``price(piles, redeals, kids,
+    note)``: for each child, what choosing it costs and the note it carries on). Every
+    position is entered once, at the lowest total cost of the lines found to it: all positions
+    of cost d before any of cost d + 1, depth-first among those of one cost (a child of cost 0
+    is entered next). Unlike the limited-discrepancy search, no round repeats the one before,
+    and a model can make a choice that spans several moves cost once (the note carries it).
+    Every child is kept at some cost, so every reachable position is entered unless a win
+    ends the search first: no win means a loss, as for the depth-first search."""
+    if model.won(piles):
+        return Result(Outcome.WINNABLE)
+    key, children, won = model.key, model.children, model.won
+    price: Callable[[Piles, int, list[Child], Note], list[tuple[int, Note]]]
+    price = model.price  # type: ignore[attr-defined]
+    dead = model.dead if getattr(model, "dead_ends", True) else None
+    # Moves after which the dead-end rules can newly hold (the model's ``may_end``; default:
+    # every move): a position reached by another one is not tested again.
+    can_die: Callable[[Mv], bool] = getattr(model, "may_end", _every_move)
+    clock = budget.out_of_time
+    every = max(1, budget.check_every)
+    max_nodes = budget.nodes
+    parents: dict[Hashable, tuple[Hashable | None, Mv | None]] = {}
+    levels: list[list[_Entry]] = [[(piles, redeals, None, None, None)]]
+    nodes = generated = 0
+    cost = 0
+    while cost < len(levels):
+        todo = levels[cost]
+        push = todo.append
+        while todo:
+            at, at_redeals, parent, move, note = todo.pop()
+            at_key = key(at, at_redeals)
+            if at_key in parents:
+                continue  # entered already, at this cost or a lower one
+            parents[at_key] = (parent, move)
+            nodes += 1
+            # (``_spent`` written out: this runs for every position entered)
+            if nodes >= max_nodes:
+                return Result(Outcome.UNKNOWN, nodes=nodes, generated=generated)
+            if clock is not None and not nodes % every and clock():
+                return Result(Outcome.UNKNOWN, nodes=nodes, generated=generated, out_of_time=True)
+            if dead is not None and (move is None or can_die(move)) and dead(at, at_redeals):
+                continue
+            kids = children(at, at_redeals)
+            generated += len(kids)
+            priced = price(at, at_redeals, kids, note)
+            # Pushed last child first, so that the first of the cheapest is entered next.
+            for (mv, child, child_redeals), (extra, child_note) in zip(
+                reversed(kids), reversed(priced)
+            ):
+                if won(child):
+                    line: list[Mv] = [mv]
+                    link: Hashable | None = at_key
+                    while link is not None:
+                        link, step = parents[link]
+                        if step is not None:
+                            line.append(step)
+                    line.reverse()
+                    return Result(
+                        Outcome.WINNABLE, nodes=nodes, generated=generated, path=tuple(line)
+                    )
+                if extra:
+                    at_cost = cost + extra
+                    while len(levels) <= at_cost:
+                        levels.append([])
+                    levels[at_cost].append((child, child_redeals, at_key, mv, child_note))
+                else:
+                    push((child, child_redeals, at_key, mv, child_note))
+        cost += 1
     return Result(Outcome.LOST, nodes=nodes, generated=generated)
 
 

@@ -372,6 +372,7 @@ def test_the_patriarchs_dead_end_rule_is_computed_as_written(state: State) -> No
     """Positions reached from a deal: the incremental rule gives the answers of the rule
     computed afresh for every j, and says "lost" wherever the rule as first written did."""
     model = PatriarchsModel(get_ruleset("patriarchs"))
+    model.dead_stock_limit = 1_000  # the rule at any stock (the search skips long ones)
     dead = model.dead(state.piles, 1)
     assert dead is _dead_refined_reference(model, state)
     if _dead_reference(model, state):
@@ -384,6 +385,7 @@ def test_the_patriarchs_dead_end_rule_is_computed_as_written_on_constructed_posi
     state: State,
 ) -> None:
     model = PatriarchsModel(get_ruleset("patriarchs"))
+    model.dead_stock_limit = 1_000
     assert model.dead(state.piles, 1) is _dead_refined_reference(model, state)
 
 
@@ -410,6 +412,49 @@ def test_the_patriarchs_stock_only_enables_plays() -> None:
     assert exhaustive(won) is True
     assert not model.dead(won.piles, 1)
     assert solve(won).outcome is Outcome.WINNABLE
+
+
+def test_patriarchs_waiting_past_the_same_plays_costs_once() -> None:
+    """The priced search: dealing past a play costs one discrepancy; dealing past the same
+    plays again, or taking one of them at last, costs nothing; plays cost nothing, and so do
+    dealing onto an empty waste and the redeal."""
+    bases = {f"f{i + 1}": "A" + s for i, s in enumerate("CDHS")}
+    bases |= {f"f{i + 5}": "K" + s for i, s in enumerate("CDHS")}
+    rules = get_ruleset("patriarchs")
+    model = PatriarchsModel(rules)
+    r1, f1, f2 = rules.reserves[0], rules.foundations[0], rules.foundations[1]
+    play = (r1, f1, 1)
+    deal = (rules.stock, rules.waste, 1)
+    start = position("patriarchs", bases, r1="2C", waste="9S", stock="9D 2D 8D 7D")
+    kids = model.children(start.piles, 0)
+    assert [mv for mv, _, _ in kids] == [play, deal]
+    assert model.price(start.piles, 0, kids, None) == [(0, None), (1, frozenset({play}))]
+    # 7♦ dealt: nothing new to play, so dealing on (8♦) is still the same wait.
+    waiting = frozenset({play})
+    _, after, _ = kids[1]
+    kids = model.children(after, 0)
+    assert [mv for mv, _, _ in kids] == [play, deal]
+    assert model.price(after, 0, kids, waiting) == [(0, None), (0, waiting)]
+    # 2♦ dealt: a new play; passing it by is a new choice, and buries 2♦: it costs two.
+    _, after, _ = model.children(model.children(after, 0)[1][1], 0)[1]
+    kids = model.children(after, 0)
+    both = frozenset({play, (rules.waste, f2, 1)})
+    assert [mv for mv, _, _ in kids] == [(rules.waste, f2, 1), play, deal]
+    assert model.price(after, 0, kids, waiting) == [(0, None), (0, None), (2, both)]
+    assert model.price(after, 0, kids, None) == [(0, None), (0, None), (2, both)]
+    # Waiting past both: dealing on costs nothing.
+    assert model.price(after, 0, kids, both) == [(0, None), (0, None), (0, both)]
+    bare = position("patriarchs", bases, stock="9D 8D")
+    kids = model.children(bare.piles, 0)
+    assert model.price(bare.piles, 0, kids, None) == [(0, None)]
+    # Dealing onto an empty waste buries nothing, and the redeal is free: both cost nothing.
+    empty = position("patriarchs", bases, r1="2C", stock="9D 8D")
+    kids = model.children(empty.piles, 0)
+    assert model.price(empty.piles, 0, kids, None) == [(0, None), (0, frozenset({play}))]
+    turn = position("patriarchs", bases, r1="2C", waste="9D 8D")
+    kids = model.children(turn.piles, 0)
+    assert [mv for mv, _, _ in kids] == [play, (rules.waste, rules.stock, 2)]
+    assert model.price(turn.piles, 0, kids, None) == [(0, None), (0, None)]
 
 
 def _no_dead_ends() -> PatriarchsModel:
