@@ -107,7 +107,14 @@ class CornersModel(Layout):
         then. Once the stock is dealt, a waste card the relaxed game cannot send home never
         goes home.
         """
-        return self._short_of_pulls(piles)
+        kind = bytearray(52)  # 1: a reserve card of the position
+        for r in self.r:
+            for c in piles[r]:
+                kind[c] = 1
+        nxt = [_NEXT[piles[f][-1]] for f in self.f]
+        room = [13 - len(piles[f]) for f in self.f]
+        waste = list(piles[self.waste])
+        return _short_of_room(kind, nxt, room, waste, piles[self.stock][::-1], 0, [0, 1, 2, 3])
 
     def stranded_next_pass(self, piles: Piles) -> bool:
         """**Stranded in the next pass** (exactly one redeal left).
@@ -148,143 +155,12 @@ class CornersModel(Layout):
         left = list(piles[self.waste])
         nxt = [_NEXT[piles[f][-1]] for f in self.f]  # each suit's next card
         room = [13 - len(piles[f]) for f in self.f]  # cards each suit still takes
-        todo = [0, 1, 2, 3]  # suits that may go further home
-        while todo:  # the relaxed game plays home all it can in this pass
-            s = todo.pop()
-            c, n = nxt[s], room[s]
-            while n:
-                k = kind[c]
-                if k:
-                    slots += k == 1
-                elif left and left[-1] == c:
-                    left.pop()
-                    if left:  # the new waste top may go home next
-                        todo.append(_SUIT[left[-1]])
-                else:
-                    break
-                n -= 1
-                c = _NEXT[c]
-            nxt[s], room[s] = c, n
+        # The relaxed game in this pass: the waste W goes home only from its top.
+        slots += _play_home([0, 1, 2, 3], kind, left, nxt, room)
         if len(left) < 2 * slots + 2:
             return False  # too few cards left for more pairs than reserves
-        # The last pass deals what is left of W, bottom card first. Distances count from each
-        # suit's next card (0: it goes home next).
-        start = [_RANK[c] for c in nxt]
-        gone = [0, 0, 0, 0]  # per suit: cards sent home in the last pass
-        waiting: list[list[int]] = [[], [], [], []]  # dealt cards not yet paired
-        held: list[list[int]] = [[], [], [], []]  # per pair: its Y (both sit out until it is home)
-        holding = 0
-        for x in left:
-            s = _SUIT[x]
-            d = (_RANK[x] - start[s]) % 13
-            g = gone[s]
-            pending = waiting[s]
-            best = 13  # the earliest-needed Y not home and needed before X, if any
-            for e in pending:
-                if g <= e < best and e < d:
-                    best = e
-            if best < 13:
-                pending.remove(best)
-                held[s].append(best)
-                holding += 1
-                if holding > slots:
-                    return True
-            else:
-                pending.append(d)
-            kind[x] = 2
-            if d == g:  # X goes home next: its suit goes on as far as the free cards allow
-                n, c = room[s], x
-                while n and kind[c]:
-                    slots += kind[c] == 1
-                    g += 1
-                    n -= 1
-                    c = _NEXT[c]
-                room[s], gone[s] = n, g
-                h = held[s]
-                if h:
-                    keep = [e for e in h if e >= g]
-                    holding -= len(h) - len(keep)
-                    held[s] = keep
-        return False
-
-    def _short_of_pulls(self, piles: Piles) -> bool:
-        """``stranded``'s walk."""
-        waste, walk = piles[self.waste], piles[self.stock][::-1]
-        slots = 0  # reserves that may hold pulled cards: none until a reserve card goes home
-        tops = [piles[f][-1] % 13 for f in self.f]
-        done = [len(piles[f]) for f in self.f]  # cards home per suit (13: complete)
-        start = tuple(tops)
-        # Per suit, the earliest-needed card of each waste prefix (as a distance from the
-        # foundation's top at the start; 13: none).
-        first = [13, 13, 13, 13]
-        earliest: list[tuple[int, ...]] = []
-        for c in waste:
-            s = c // 13
-            d = (c % 13 - start[s]) % 13
-            if d < first[s]:
-                first[s] = d
-            earliest.append(tuple(first))
-        # 1: a reserve card of the position (its going home frees a reserve for a pulled
-        # card); 2: another card that may go home at any time.
-        kind = bytearray(52)
-        for r in self.r:
-            for c in piles[r]:
-                kind[c] = 1
-        left = list(waste)
-        gone = [0, 0, 0, 0]  # per suit: cards the relaxed game has sent home since the start
-        waiting: list[list[int]] = [[], [], [], []]  # dealt cards not yet paired, as distances
-        # Per suit, for each pulled card the walk has found: the distance at which it is home
-        # at the earliest (the card itself, or the Y of its pair).
-        held: list[list[int]] = [[], [], [], []]
-        holding = 0
-        todo = [0, 1, 2, 3]  # suits that may go further home
-        for x in (*walk, -1):  # -1: the stock is dealt out
-            while todo:  # the relaxed game plays home all it can
-                s = todo.pop()
-                while done[s] < 13:
-                    c = s * 13 + (tops[s] + 1) % 13
-                    k = kind[c]
-                    if k:
-                        slots += k == 1
-                    elif left and left[-1] == c:
-                        left.pop()
-                        if left:  # the new waste top may go home next
-                            todo.append(left[-1] // 13)
-                    else:
-                        break
-                    tops[s] = (tops[s] + 1) % 13
-                    done[s] += 1
-                    g = gone[s] = gone[s] + 1
-                    if held[s]:
-                        before = len(held[s])
-                        held[s] = [e for e in held[s] if e > g]
-                        holding -= before - len(held[s])
-            if x < 0:
-                break
-            s = x // 13
-            d = (x % 13 - start[s]) % 13
-            if left and earliest[len(left) - 1][s] < d:
-                held[s].append(d)  # X itself is pulled
-                holding += 1
-            else:
-                pending = waiting[s]
-                pair = -1
-                for n, e in enumerate(pending):
-                    # Y needed before X and not home in the relaxed game: the earliest-needed
-                    # such Y is paired (the first to stop qualifying as cards go home).
-                    if gone[s] < e < d and (pair < 0 or e < pending[pair]):
-                        pair = n
-                if pair >= 0:
-                    held[s].append(pending.pop(pair))
-                    holding += 1
-                else:
-                    pending.append(d)
-            if holding > slots:
-                return True
-            kind[x] = 2
-            if d == gone[s] + 1:
-                todo.append(s)
-        return bool(left)
+        # The last pass deals what is left of W, bottom card first.
+        return _short_of_room(kind, nxt, room, [], tuple(left), slots, [])
 
     def children(self, piles: Piles, redeals: int) -> list[Child]:
         return self._children(piles, redeals, safe=True)
@@ -373,3 +249,98 @@ class CornersModel(Layout):
             new[self.stock] = fresh
             out.append(((self.waste, self.stock, len(waste)), tuple(new), redeals + 1))
         return out
+
+
+def _play_home(
+    todo: list[int], kind: bytearray, left: list[int], nxt: list[int], room: list[int]
+) -> int:
+    """The relaxed game plays home all it can, for the suits in ``todo`` and those a new
+    waste top belongs to: a suit's next card (``nxt``, while ``room`` says the suit takes
+    more) goes home if it may at any time (``kind``) or is the top of ``left``, a waste that
+    gives up only its top. Returns how many reserve cards of the position (kind 1) went."""
+    freed = 0
+    while todo:
+        s = todo.pop()
+        c, n = nxt[s], room[s]
+        while n:
+            k = kind[c]
+            if k:
+                freed += k == 1
+            elif left and left[-1] == c:
+                left.pop()
+                if left:  # the new waste top may go home next
+                    todo.append(_SUIT[left[-1]])
+            else:
+                break
+            n -= 1
+            c = _NEXT[c]
+        nxt[s], room[s] = c, n
+    return freed
+
+
+def _short_of_room(
+    kind: bytearray,
+    nxt: list[int],
+    room: list[int],
+    left: list[int],
+    walk: tuple[int, ...],
+    slots: int,
+    todo: list[int],
+) -> bool:
+    """The walk of ``stranded`` and ``stranded_next_pass``: the cards of ``walk`` leave the
+    stock in that order, onto the waste ``left`` (which gives up only its top), and before
+    each one the relaxed game plays home all it can (first for the suits in ``todo``). True
+    when a won line would need more pulled cards in reserves at one time than ``slots`` plus
+    the reserve cards of the position gone home, or when a waste card is stuck once the
+    stock is dealt."""
+    start = [_RANK[c] for c in nxt]  # distances count from each suit's next card (0: next)
+    before = room[:]  # gone home since the start, per suit: before[s] - room[s]
+    # Per suit, the earliest-needed card of each waste prefix (13: none).
+    first = [13, 13, 13, 13]
+    earliest: list[tuple[int, ...]] = []
+    for c in left:
+        s = _SUIT[c]
+        d = (_RANK[c] - start[s]) % 13
+        if d < first[s]:
+            first[s] = d
+        earliest.append(tuple(first))
+    waiting: list[list[int]] = [[], [], [], []]  # dealt cards not yet paired
+    # Per suit, for each pulled card found: the distance of a card that is not home while the
+    # pulled card must sit in a reserve (the pulled card itself, or the Y of its pair).
+    held: list[list[int]] = [[], [], [], []]
+    holding = 0  # at least the cards in ``held`` still out (those home are dropped lazily)
+    for x in (*walk, -1):  # -1: the stock is dealt out
+        if todo:
+            slots += _play_home(todo, kind, left, nxt, room)
+        if x < 0:
+            break
+        s = _SUIT[x]
+        d = (_RANK[x] - start[s]) % 13
+        g = before[s] - room[s]
+        if left and earliest[len(left) - 1][s] < d:
+            held[s].append(d)  # X itself is pulled
+            holding += 1
+        else:
+            pending = waiting[s]
+            best = 13  # the earliest-needed Y not home and needed before X, if any: the
+            for e in pending:  # first to stop qualifying as cards go home
+                if g <= e < best and e < d:
+                    best = e
+            if best < 13:
+                pending.remove(best)
+                held[s].append(best)
+                holding += 1
+            else:
+                pending.append(d)
+        if holding > slots:
+            holding = 0
+            for t, h in enumerate(held):  # drop the pulled cards free to go home by now
+                gone = before[t] - room[t]
+                held[t] = [e for e in h if e >= gone]
+                holding += len(held[t])
+            if holding > slots:
+                return True
+        kind[x] = 2
+        if d == g:
+            todo.append(s)
+    return bool(left)

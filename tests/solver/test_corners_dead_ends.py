@@ -21,6 +21,19 @@ def model() -> CornersModel:
     return CornersModel(get_ruleset("corners"))
 
 
+def agrees_with_exhaustive_search(state: State, dead: bool) -> None:
+    """A rule's ``dead`` on ``state`` is "lost" only where exhaustive search finds no win, and
+    the solver's own answer is exhaustive search's (positions too big for it are rejected)."""
+    truth = exhaustive(state)
+    if truth is None:
+        reject()
+    note(f"dead={dead} truth={truth}")
+    if dead:
+        assert truth is False
+    result = solve(state, Budget(nodes=2_000_000))
+    assert result.outcome is (Outcome.WINNABLE if truth else Outcome.LOST)
+
+
 @st.composite
 def last_pass_with_stock(draw: st.DrawFn) -> State:
     """A Corners ending in its last pass with cards still in the stock."""
@@ -33,42 +46,19 @@ def last_pass_with_stock(draw: st.DrawFn) -> State:
 @settings(max_examples=300, deadline=None, suppress_health_check=list(HealthCheck))
 @given(state=last_pass_with_stock())
 def test_the_last_pass_rule_says_lost_only_where_exhaustive_search_does(state: State) -> None:
-    truth = exhaustive(state)
-    if truth is None:
-        reject()
-    dead = model().dead(state.piles, 2)
-    note(f"dead={dead} truth={truth}")
-    if dead:
-        assert truth is False
-    result = solve(state, Budget(nodes=2_000_000))
-    assert result.outcome is (Outcome.WINNABLE if truth else Outcome.LOST)
+    agrees_with_exhaustive_search(state, model().dead(state.piles, 2))
 
 
 @settings(max_examples=300, deadline=None, suppress_health_check=list(HealthCheck))
 @given(state=corners_crowded(2))
 def test_the_last_pass_rules_hold_in_crowded_endings(state: State) -> None:
-    truth = exhaustive(state)
-    if truth is None:
-        reject()
-    note(f"truth={truth}")
-    if model().dead(state.piles, 2):
-        assert truth is False
-    result = solve(state, Budget(nodes=2_000_000))
-    assert result.outcome is (Outcome.WINNABLE if truth else Outcome.LOST)
+    agrees_with_exhaustive_search(state, model().dead(state.piles, 2))
 
 
 @settings(max_examples=300, deadline=None, suppress_health_check=list(HealthCheck))
 @given(state=corners_crowded(1))
 def test_the_next_pass_rule_says_lost_only_where_exhaustive_search_does(state: State) -> None:
-    truth = exhaustive(state)
-    if truth is None:
-        reject()
-    dead = model().stranded_next_pass(state.piles)
-    note(f"dead={dead} truth={truth}")
-    if dead:
-        assert truth is False
-    result = solve(state, Budget(nodes=2_000_000))
-    assert result.outcome is (Outcome.WINNABLE if truth else Outcome.LOST)
+    agrees_with_exhaustive_search(state, model().stranded_next_pass(state.piles))
 
 
 # ♣ wants 2♣; every other suit is home. The reserves hold 5♣ … 8♣ (none can go before 2♣ 3♣
