@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Hashable
 
+from app.engine import Ruleset
 from app.solver.search import Child, Layout, Piles
 
 _MAX_REDEALS = 2
@@ -26,14 +27,19 @@ class CornersModel(Layout):
     # 2: 1,388,997 in 14.1 s; 3: 1,546,037 in 14.1 s; 4: 1,717,494 in 14.8 s (all decided).
     next_pass_stride = 3
 
+    def __init__(self, rules: Ruleset) -> None:
+        super().__init__(rules)
+        self._fs = self.span(self.f)  # the foundations, side by side
+        self._rs = self.span(self.r)  # the reserves, side by side
+
     def key(self, piles: Piles, redeals: int) -> Hashable:
         # Reserves are interchangeable: only which cards they hold matters (at a redeal the
         # vacant ones are refilled in order, but which vacant one gets which card changes
         # nothing later).
         return (
             redeals,
-            tuple(len(piles[f]) for f in self.f),
-            tuple(sorted([piles[r] for r in self.r])),
+            tuple(map(len, piles[self._fs])),
+            tuple(sorted(piles[self._rs])),
             piles[self.stock],
             piles[self.waste],
         )
