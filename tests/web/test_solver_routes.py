@@ -178,6 +178,8 @@ def test_the_home_page_offers_a_winnable_deal_once_its_pool_holds_one(
         assert verdict is not None and verdict.certified
     both = post(client, "/games", {"game": "castles-end", "winnable": "1", "deal": "5"})
     assert both.status_code == 422 and "not both" in both.text
+    unknown = post(client, "/games", {"game": "klondike", "winnable": "1"}, htmx=False)
+    assert unknown.status_code == 422 and "location" not in unknown.headers
 
 
 def test_the_home_page_opens_while_the_pools_cannot_be_read(
