@@ -61,12 +61,11 @@ def start(
         else:
             view = games.start(player, game, number)
     except NoCertifiedDeals:
-        name = GAMES[game].name if game in GAMES else "this game"
-        return _not_started(
+        return _not_started(  # (raised only for a known game)
             request,
             "No winnable deal yet",
-            f"No {name} deal has been certified winnable yet. Start a rated game, or play a "
-            "deal by its number.",
+            f"No {GAMES[game].name} deal has been certified winnable yet. Start a rated game, "
+            "or play a deal by its number.",
             409,
         )
     except DealInPlay as exc:  # one unfinished game per deal: take the player back to it
