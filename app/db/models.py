@@ -92,6 +92,8 @@ class Game(Base):
         # A player's games of one deal: the same-deal rule on every read of another game, and
         # "first game of the deal" for deal records and the deal of the day.
         Index("ix_game_player_deal", "player_id", "game", "deal"),
+        # A race's games: its standings, and the spectator view's mask (app/services/seal.py).
+        Index("ix_game_race", "race_id"),
     )
 
     id: Mapped[str] = mapped_column(String(32), primary_key=True)
@@ -282,7 +284,11 @@ class Race(Base):
     """One race of a room on one deal; its racers' games point at it (``game.race_id``)."""
 
     __tablename__ = "race"
-    __table_args__ = (UniqueConstraint("room_code", "number"),)
+    __table_args__ = (
+        UniqueConstraint("room_code", "number"),
+        # Whether a race on a deal is running: the seal (app/services/seal.py).
+        Index("ix_race_deal", "game", "deal", "status"),
+    )
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
     room_code: Mapped[str] = mapped_column(ForeignKey("room.code"))

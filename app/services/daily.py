@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import hmac
-from datetime import UTC, date, datetime
+from datetime import UTC, date, datetime, timedelta
 
 from app.engine import GAMES, MAX_DEAL
 
@@ -29,3 +29,15 @@ def daily_deals(day: date, key: bytes) -> dict[str, int]:
 
 def is_daily(slug: str, number: int, day: date, key: bytes) -> bool:
     return slug in GAMES and daily_deal(slug, day, key) == number
+
+
+RECENT_DAYS = 30  # how far back a deal page still names the day a deal of the day was dealt
+
+
+def day_of(slug: str, number: int, today: date, key: bytes) -> date | None:
+    """The day (today or one of the last RECENT_DAYS) whose deal of the day this is, if any."""
+    for back in range(RECENT_DAYS + 1):
+        day = today - timedelta(days=back)
+        if is_daily(slug, number, day, key):
+            return day
+    return None

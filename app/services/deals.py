@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import UTC, date, datetime, time
+from datetime import UTC, date, datetime, time, timedelta
 from typing import Any
 
 from sqlalchemy import Select, and_, exists, or_, select
@@ -25,6 +25,7 @@ from app.engine import GAMES, MAX_DEAL, Ruleset, Status
 from app.services import daily, same_deal
 from app.services.errors import NotFound
 from app.services.same_deal import Relation
+from app.services.seal import Seal, Sealer
 from app.services.verdicts import deal_solution, deal_winnable
 
 FINISHED_LISTED = 50
@@ -55,8 +56,9 @@ class DealSummary:
     fewest_moves: FinishedGame | None
     fastest: FinishedGame | None
     finished: list[FinishedGame]  # newest first
-    # When this is today's deal of the day: the date, and today's wins ranked by fewest moves,
-    # then fastest time, then who finished first.
+    # When this is a deal of the day (today's, or of a recent day): the date, and once that day
+    # is over, the day's wins ranked by fewest moves, then fastest time, then who finished
+    # first (while it lasts the deal is sealed: app/services/seal.py).
     daily: date | None = None
     daily_results: list[FinishedGame] | None = None
     # The viewer's own games of the deal: none, one in play, or finished (replays open).
@@ -66,10 +68,13 @@ class DealSummary:
     # deal, its shortened winning line: only for a viewer who has finished the deal.
     winnable: bool | None = None
     solution: list[str] | None = None
+    # While a competition on the deal is open (app/services/seal.py) the page shows its counts
+    # only: no records, no finished games, no verdict.
+    sealed: Seal | None = None
 
     @property
     def replays_open(self) -> bool:
-        return self.viewer is Relation.FINISHED
+        return self.viewer is Relation.FINISHED and self.sealed is None
 
     @property
     def win_rate(self) -> float | None:
@@ -131,17 +136,21 @@ class Deals:
         self.sessions = sessions
         self.deal_key = deal_key
         self.today = today
+        self.sealer = Sealer(deal_key, lambda: self.today())
 
     def summary(self, slug: str, number: str | int, viewer: str | None = None) -> DealSummary:
         rules, deal = parse_deal(slug, number)
         today = self.today()
-        is_daily = daily.is_daily(slug, deal, today, self.deal_key)
+        day = daily.day_of(slug, deal, today, self.deal_key)
         with self.sessions() as db:
             related = same_deal.relation(db, viewer, slug, deal)
-            open_ = related is Relation.FINISHED
+            sealed = self.sealer.of(db, slug, deal)
+            open_ = related is Relation.FINISHED and sealed is None
             counts = db.get(DealStats, (slug, deal))
             best_ids = (
-                [i for i in (counts.fewest_game_id, counts.fastest_game_id) if i] if counts else []
+                [i for i in (counts.fewest_game_id, counts.fastest_game_id) if i]
+                if counts and sealed is None
+                else []
             )
             best = (
                 {g.id: g for g in _games(db, _FINISHED.where(Game.id.in_(best_ids)), open_)}
@@ -161,14 +170,15 @@ class Deals:
                 else []
             )
             results = None
-            if is_daily:
-                midnight = datetime.combine(today, time(), tzinfo=UTC)
+            if day is not None and sealed is None:  # ranked once its day is over
+                midnight = datetime.combine(day, time(), tzinfo=UTC)
                 results = _games(
                     db,
                     _FINISHED.where(
                         *here,
                         Game.status == Status.WON,
                         Game.finished_at >= midnight,
+                        Game.finished_at < midnight + timedelta(days=1),
                         _first_dealt(),
                     )
                     .order_by(Game.moves, Game.duration_ms, Game.finished_at, Game.id)
@@ -194,12 +204,13 @@ class Deals:
             best.get(counts.fewest_game_id or "") if counts else None,
             best.get(counts.fastest_game_id or "") if counts else None,
             finished,
-            today if is_daily else None,
+            day,
             results,
             related,
             mine,
             winnable,
             solution,
+            sealed,
         )
 
 

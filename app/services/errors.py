@@ -43,6 +43,31 @@ class DealNotFinished(ServiceError):
         super().__init__(message)
 
 
+class DealSealed(ServiceError):
+    """A competition on the deal is open (contract v3, "Sealed deals"): what would show its
+    hidden cards waits until the seal lifts. ``opens_at``: when, if a time is known."""
+
+    status, code = 403, "deal_sealed"
+
+    def __init__(self, message: str, opens_at: str | None = None) -> None:
+        super().__init__(message)
+        if opens_at is not None:
+            self.details = {"opens_at": opens_at}
+
+
+class RaceInPlay(ServiceError):
+    """A game of a running race is its owner's alone; others watch it as spectators."""
+
+    status, code = 403, "race_in_play"
+
+    def __init__(
+        self,
+        message: str = "This game is part of a race that is still on: only its player sees "
+        "it; others can watch the race from its room.",
+    ) -> None:
+        super().__init__(message)
+
+
 class DealInPlay(ServiceError):
     """The player already has an unfinished game of the deal they asked to start."""
 

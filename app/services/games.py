@@ -19,7 +19,7 @@ from collections import OrderedDict
 from collections.abc import Callable, Collection, Sequence
 from contextlib import suppress
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import date, datetime
 from typing import Any, NamedTuple
 
 from sqlalchemy import Connection, insert, select
@@ -56,11 +56,13 @@ from app.engine import (
     loads,
 )
 from app.engine.deals import check_deal_number
+from app.engine.seen import only_faces, seen_slots, shared_faces, slot_faces
 from app.metrics import DB_ERRORS
-from app.services import race_events, same_deal, stats
+from app.services import daily, race_events, same_deal, stats
 from app.services.errors import (
     DealInPlay,
     DealNotFinished,
+    DealSealed,
     Forbidden,
     GameInPlay,
     GameOver,
@@ -69,13 +71,16 @@ from app.services.errors import (
     InvalidRequest,
     NotFound,
     NothingToFinish,
+    RaceInPlay,
     RaceNotStarted,
+    SameDealInPlay,
     ServiceError,
     StaleVersion,
     Unavailable,
     UndoUnavailable,
 )
 from app.services.players import new_id, now
+from app.services.seal import RACE_RUNNING, Seal, Sealer, SealKind, race_running, shown_number
 from app.services.verdicts import deal_solution, deal_winnable
 
 MAX_IDEMPOTENCY_KEY = 100
@@ -127,6 +132,24 @@ class GameView:
     masked: bool = False
     max_moves: int | None = None  # the move cap, when the service knows it
     deal_winnable: bool | None = None  # the solver's verdict (finished, unmasked games)
+    # The deal's seal (app/services/seal.py), looked up for finished games: while it holds,
+    # the game is shown as if in play, and a rated or race game hides its number.
+    seal: Seal | None = None
+    # A spectator of a race sees only the faces every racer has seen (None: not a spectator).
+    faces: frozenset[str] | None = None
+
+    @property
+    def number_hidden(self) -> bool:
+        """The deal number is secret (seal.number_hidden): a rated or race game in play, or a
+        finished one whose competition is still open."""
+        g = self.record
+        in_play = not self.finished and (g.rated or g.race_id is not None)
+        return in_play or (self.seal is not None and self.seal.hides_number)
+
+    @property
+    def deal_number(self) -> int | None:
+        """The deal number as every page, answer and list may show it: None while secret."""
+        return None if self.number_hidden else self.record.deal
 
     @property
     def move_limit_reached(self) -> bool:
@@ -164,7 +187,8 @@ class GameView:
     def piles(self, only: Collection[str] | None = None) -> dict[str, Any]:
         """The piles as this viewer may see them (``only``: just those, while in play)."""
         if not self.shows_everything:
-            return dict(self.rules.public_view(self.state, only))
+            public = self.rules.public_view(self.state, only)
+            return only_faces(public, self.faces) if self.faces is not None else dict(public)
         full = self.rules.full_view(self.state)
         out: dict[str, Any] = {pid: {"cards": cards} for pid, cards in full.items()}
         if "stock" in out:
@@ -229,6 +253,12 @@ class Games:
     # entry so that a retry gets the first answer as it was sent: the answer's shape belongs
     # to the web layer, which the services do not import.
     answer_json: Callable[[GameView], str] = field(default=_no_answers)
+    # The UTC date, for the deal of the day's seal (tests set another).
+    today: Callable[[], date] = field(default=daily.today)
+    sealer: Sealer = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.sealer = Sealer(self.deal_key, lambda: self.today())
 
     # -- starting and reading ------------------------------------------------------------
 
@@ -307,6 +337,8 @@ class Games:
             record, name = self._load(db, game_id)
             if viewer == record.player_id:
                 return self._view(db, record, name)
+            if race_running(db, record.race_id):
+                raise RaceInPlay()
             related = same_deal.relation(db, viewer, record.game, record.deal)
             same_deal.check_may_see(record.player_id, viewer, related)
             everything = same_deal.sees_everything(record.player_id, viewer, related)
@@ -412,6 +444,12 @@ class Games:
                 "This game is part of a race that is still on: resign it to leave the race, "
                 "then play the deal again."
             )
+        if view.finished and view.seal is not None and view.seal.kind is SealKind.RACE:
+            # A racer out of the race could otherwise deal the race's cards to itself and pass
+            # them on to a racer still playing.
+            raise DealSealed(
+                "This deal is sealed while its race is on: play it again once the race is over."
+            )
         if not view.finished:
             with suppress(GameOver):  # it ended meanwhile (another tab): nothing to resign
                 self.resign(game_id, player_id)
@@ -469,10 +507,6 @@ class Games:
                 record, name, rules, step.after, legal, step=step, max_moves=self.max_moves,
                 idle_cap_ms=self.idle_cap_ms,
             )  # fmt: skip
-            if view.finished:
-                view.log = [*self._log(tx.db, game_id), str(move)]
-                view.deal_winnable = deal_winnable(tx.db, record.game, record.deal)
-            response = self.answer_json(view) if idempotency_key else None
             in_force = record.moves - record.undos  # each undo took back one move
             events: list[int] = []
             progress = None
@@ -484,6 +518,9 @@ class Games:
                     )
                 else:
                     events = race_events.after_race_step(tx.db, record, name, on_foundations, stamp)
+            if view.finished:  # after the race's end is written: the last racer's race is over
+                self._unseal(tx.db, view, lambda: [*self._log(tx.db, game_id), str(move)])
+            response = self.answer_json(view) if idempotency_key else None
             written = tx.write(
                 game_values(record),
                 move_values(
@@ -671,10 +708,16 @@ class Games:
         """A finished game that ``viewer`` may see with every card shown (its owner, or a
         player who has finished its deal: the same-deal rule), or the refusal that says why."""
         record, name = self._load(db, game_id)
+        if viewer != record.player_id and race_running(db, record.race_id):
+            raise RaceInPlay()
         related = same_deal.relation(db, viewer, record.game, record.deal)
         same_deal.check_may_see(record.player_id, viewer, related)
         if record.status == Status.PLAYING:
             raise GameInPlay(f"{what} is available once the game is over.")
+        sealed = self.sealer.of(db, record.game, record.deal)
+        if sealed is not None:
+            until = None if sealed.until is None else sealed.until.isoformat()
+            raise DealSealed(sealed.message, until)
         if not same_deal.sees_everything(record.player_id, viewer, related):
             raise DealNotFinished()
         return record, name
@@ -694,20 +737,59 @@ class Games:
         state = loads(record.state)
         finished = record.status != Status.PLAYING
         legal = [] if finished else rules.legal_moves(state)
-        log = self._log(db, record.id) if finished and not masked else None
         view = GameView(
             record,
             name,
             rules,
             state,
             legal,
-            log,
             masked=masked,
             max_moves=self.max_moves,
             idle_cap_ms=self.idle_cap_ms,
         )
-        if finished and not masked:  # the verdict is a spoiler too (same-deal rule)
+        if finished:
+            self._unseal(db, view, lambda: self._log(db, record.id))
+        return view
+
+    def _unseal(
+        self, db: Session | Connection, view: GameView, log: Callable[[], list[str]]
+    ) -> None:
+        """What a finished game shows besides its board: its deal's seal, and, where neither
+        the seal nor the same-deal rule masks it, its move log and the solver's verdict (a
+        spoiler too)."""
+        record = view.record
+        view.seal = self.sealer.of(db, record.game, record.deal, besides=record.id)
+        if view.seal is not None:
+            view.masked = True
+        if not view.masked:
+            view.log = log()
             view.deal_winnable = deal_winnable(db, record.game, record.deal)
+
+    def spectate(self, game_id: str, viewer: str | None) -> GameView:
+        """A racer's game as a spectator of its race sees it (contract v3): only the cards
+        every racer of the race has seen are face up. Out of a running race, as :meth:`get`.
+        A racer still playing the race watches nobody (the same-deal rule)."""
+        with self.sessions() as db:
+            record, name = self._load(db, game_id)
+            if viewer == record.player_id or not race_running(db, record.race_id):
+                return self.get(game_id, viewer)
+            racers = db.execute(
+                select(Game.player_id, Game.status, Game.state).where(
+                    Game.race_id == record.race_id
+                )
+            ).all()
+        if any(pid == viewer and status == Status.PLAYING for pid, status, _ in racers):
+            raise SameDealInPlay()
+        rules = get_ruleset(record.game)
+        dealt = rules.deal(record.deal, self.deal_key)
+        seen = [seen_slots(rules, dealt, loads(text)) for _, _, text in racers]
+        watched = seen_slots(rules, dealt, loads(record.state))
+        view = GameView(
+            record, name, rules, loads(record.state), [], masked=True,
+            max_moves=self.max_moves, idle_cap_ms=self.idle_cap_ms,
+        )  # fmt: skip
+        view.seal = Seal(SealKind.RACE, None)
+        view.faces = shared_faces(slot_faces(dealt), watched, seen)
         return view
 
     @staticmethod
@@ -875,13 +957,22 @@ def _status(rules: Ruleset, state: State, legal: list[Move], can_undo: bool) -> 
 class GameSummary:
     id: str
     game: str
-    deal: int
+    deal: int | None  # None while it is sealed (app/services/seal.py)
     moves: int
     status: str
 
 
 def _summaries(db: Session, player_id: str, *, playing: bool, limit: int) -> list[GameSummary]:
-    query = select(Game).where(Game.player_id == player_id)
+    query = select(Game, RACE_RUNNING.label("race_on")).where(Game.player_id == player_id)
     query = query.where(Game.status == Status.PLAYING if playing else Game.status != "playing")
-    rows = db.scalars(query.order_by(Game.updated_at.desc()).limit(limit)).all()
-    return [GameSummary(g.id, g.game, g.deal, g.moves, g.status) for g in rows]
+    rows = db.execute(query.order_by(Game.updated_at.desc()).limit(limit)).all()
+    return [
+        GameSummary(
+            g.id,
+            g.game,
+            shown_number(g.deal, rated=g.rated, status=g.status, race_on=race_on),
+            g.moves,
+            g.status,
+        )
+        for g, race_on in rows
+    ]

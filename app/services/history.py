@@ -11,13 +11,14 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from app.db.models import Game
 from app.engine import Status
+from app.services.seal import RACE_RUNNING, shown_number
 
 
 @dataclass(frozen=True, slots=True)
 class PlayedGame:
     id: str
     game: str
-    deal: int
+    deal: int | None  # None while it is sealed (app/services/seal.py)
     status: str
     moves: int
     started_at: datetime | None  # the first move; None until one is made
@@ -45,22 +46,22 @@ class History:
 
     @staticmethod
     def _games(db: Session, player_id: str, *, playing: bool, limit: int) -> list[PlayedGame]:
-        query = select(Game).where(Game.player_id == player_id)
+        query = select(Game, RACE_RUNNING.label("race_on")).where(Game.player_id == player_id)
         if playing:
             query = query.where(Game.status == Status.PLAYING)
         else:
             query = query.where(Game.status != Status.PLAYING)
-        rows = db.scalars(query.order_by(Game.updated_at.desc(), Game.id).limit(limit)).all()
+        rows = db.execute(query.order_by(Game.updated_at.desc(), Game.id).limit(limit)).all()
         return [
             PlayedGame(
                 g.id,
                 g.game,
-                g.deal,
+                shown_number(g.deal, rated=g.rated, status=g.status, race_on=race_on),
                 g.status,
                 g.moves,
                 g.first_move_at,
                 g.updated_at,
                 g.duration_ms,
             )
-            for g in rows
+            for g, race_on in rows
         ]

@@ -28,6 +28,7 @@ from app.services import same_deal
 from app.services.errors import InvalidRequest, NotFound
 from app.services.players import find_by_name
 from app.services.same_deal import Relation
+from app.services.seal import RACE_RUNNING, shown_number
 from app.services.stats import wilson_lower_bound
 
 BOARD_SIZE = 100
@@ -250,7 +251,7 @@ class CasualRecord:
 class RecentGame:
     id: str
     game: str
-    deal: int
+    deal: int | None  # None while it is sealed (app/services/seal.py)
     rated: bool
     status: str
     moves: int
@@ -290,12 +291,14 @@ def player_record(
             )
             .group_by(Game.game)
         ).all()
-        recent = db.scalars(
-            select(Game)
+        found = db.execute(
+            select(Game, RACE_RUNNING.label("race_on"))
             .where(Game.player_id == player.id, or_(Game.rated, Game.first_move_at.is_not(None)))
             .order_by(Game.created_at.desc(), Game.id)
             .limit(RECENT_GAMES)
         ).all()
+        recent = [g for g, _ in found]
+        racing = {g.id for g, race_on in found if race_on}
         related = (
             {}
             if viewer == player.id
@@ -314,18 +317,26 @@ def player_record(
         player.name,
         games,
         [
-            RecentGame(g.id, g.game, g.deal, g.rated, g.status, g.moves, g.duration_ms,
+            RecentGame(g.id, g.game,
+                       shown_number(g.deal, rated=g.rated, status=g.status,
+                                    race_on=g.id in racing),
+                       g.rated, g.status, g.moves, g.duration_ms,
                        g.first_move_at or g.created_at,
-                       _link(g, related.get((g.game, g.deal)), own=viewer == player.id))
+                       _link(g, related.get((g.game, g.deal)), own=viewer == player.id,
+                             racing=g.id in racing))
             for g in recent
         ],
         [by_game[slug] for slug in GAMES if slug in by_game],
     )  # fmt: skip
 
 
-def _link(game: Game, related: Relation | None, *, own: bool) -> str | None:
+def _link(game: Game, related: Relation | None, *, own: bool, racing: bool) -> str | None:
     """Where the viewer may follow a game from a player page: a replay once they may see the
-    whole game, the board of a game in play if it spoils nothing of theirs, else nowhere."""
+    whole game, the board of a game in play if it spoils nothing of theirs, else nowhere. A
+    game of a race still on is its owner's alone (contract v3): only they get a link, to its
+    board."""
+    if racing:
+        return f"/games/{game.id}" if own else None
     if own or related is Relation.FINISHED:
         return f"/games/{game.id}/replay" if game.status != Status.PLAYING else f"/games/{game.id}"
     if related is Relation.IN_PLAY:

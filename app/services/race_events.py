@@ -120,7 +120,8 @@ def race_json(db: Session | Connection, race: Any, racers_now: list[Racer]) -> d
     return {
         "number": race.number,
         "game": race.game,
-        "deal": race.deal,
+        # Secret until the race ends (contract v3): a second account must not deal it.
+        "deal": race.deal if race.status != "running" else None,
         "starts_at": race.starts_at.isoformat(),
         "status": race.status,
         "finished_at": None if race.finished_at is None else race.finished_at.isoformat(),

@@ -57,7 +57,7 @@ class GameHeader:
     """What a page says about a game besides its piles and status: no card, no engine state."""
 
     id: str
-    deal: int
+    deal: int | None  # None while the number is sealed
     player_name: str
     rated: bool
     status: str
@@ -65,7 +65,7 @@ class GameHeader:
     @classmethod
     def of(cls, view: GameView) -> GameHeader:
         g = view.record
-        return cls(g.id, g.deal, view.player_name, g.rated, g.status)
+        return cls(g.id, view.deal_number, view.player_name, g.rated, g.status)
 
 
 def pile_title(rules: Ruleset, pile_id: str) -> str:
@@ -234,7 +234,7 @@ def status_context(view: GameView) -> dict[str, Any]:
     return {
         "game_id": g.id,
         "slug": rules.slug,
-        "deal": g.deal,
+        "deal": view.deal_number,
         "status": g.status,
         "version": g.version,
         "moves": g.moves,
@@ -261,5 +261,7 @@ def status_context(view: GameView) -> dict[str, Any]:
         "running": g.first_move_at is not None and not view.finished,
         "finished": view.finished,
         "summary": summary,
-        "share_path": f"/deal/{rules.slug}/{g.deal}",
+        "share_path": None if view.number_hidden else f"/deal/{rules.slug}/{g.deal}",
+        # While the deal is sealed a finished game is shown as if in play, and says why.
+        "sealed": None if view.seal is None else view.seal.opens,
     }

@@ -162,13 +162,14 @@ def watch_page(
     request: Request,
     code: str,
     game_id: str,
-    player: BrowserPlayer,
+    viewer: ViewerDep,
     rooms: RoomsDep,
     games: GamesDep,
 ) -> Response:
-    """A spectator's view of one racer's board, live; a racer of the deal gets 403."""
+    """A spectator's view of one racer's board, live: only the cards every racer has seen are
+    face up (contract v3); a racer still playing gets 403. Watching makes no player."""
     room = _watched(rooms, code, game_id)
-    view = games.get(game_id, player)  # the same-deal rule: 403 for the other racers
+    view = games.spectate(game_id, viewer)
     return render(
         request,
         "pages/watch.html",
@@ -188,13 +189,13 @@ def watch_board(
     request: Request,
     code: str,
     game_id: str,
-    player: BrowserPlayer,
+    viewer: ViewerDep,
     rooms: RoomsDep,
     games: GamesDep,
 ) -> Response:
     """The watched board's piles and status, for the spectator page to swap in."""
     _watched(rooms, code, game_id)
-    view = games.get(game_id, player)
+    view = games.spectate(game_id, viewer)
     return render(
         request,
         "components/watched_board.html",

@@ -61,6 +61,10 @@ class ErrorDetail(Answer):
     game: str | None = Field(
         default=None, description="deal_in_play only: the id of the game of that deal in play."
     )
+    opens_at: str | None = Field(
+        default=None,
+        description="deal_sealed only, when a time is known: when the seal lifts (ISO 8601).",
+    )
 
 
 class ErrorAnswer(Answer):
@@ -72,7 +76,7 @@ class ErrorAnswer(Answer):
 _WHY = {
     401: "No bearer token, or one that is not valid (`unauthenticated`).",
     403: "Not the caller's to do or see (`forbidden`, `same_deal_in_play`, "
-    "`deal_not_finished`, `not_a_member`).",
+    "`deal_not_finished`, `deal_sealed`, `race_in_play`, `not_a_member`).",
     404: "Nothing by that id or name (`not_found`).",
     409: "A conflict with the game or room as it is now (`stale_version`, `game_over`, "
     "`undo_unavailable`, `race_not_started`, `deal_in_play`, `no_certified_deals`, "
@@ -139,7 +143,10 @@ class GameState(Answer):
 
     id: str
     game: GameSlug
-    deal: int
+    deal: int | None = Field(
+        description="The deal number; null while it is sealed (a rated game in play, a game of "
+        "a race still on: contract v3)."
+    )
     rules: str
     rated: bool = Field(description="The server drew the deal: it counts on the leaderboards.")
     player: PlayerRef
@@ -179,7 +186,7 @@ def game_state_data(view: GameView) -> dict[str, Any]:
     data: dict[str, Any] = {
         "id": g.id,
         "game": g.game,
-        "deal": g.deal,
+        "deal": view.deal_number,
         "rules": g.rules,
         "rated": g.rated,
         "player": {"id": g.player_id, "name": view.player_name},
@@ -351,7 +358,7 @@ class CasualRecordOut(Answer):
 class RecentGameOut(Answer):
     id: str
     game: GameSlug
-    deal: int
+    deal: int | None = Field(description="null while sealed (a rated or race game in play).")
     rated: bool
     status: Literal["playing", "won", "lost"]
     moves: int
@@ -416,6 +423,12 @@ class FinishedGameOut(Answer):
     replay: str | None = Field(description="The replay page, when the caller may open it.")
 
 
+class Sealed(Answer):
+    kind: Literal["rated", "race", "daily"] = Field(description="What keeps the deal sealed.")
+    opens_at: str | None = Field(description="ISO 8601 when known; null: when it ends.")
+    message: str
+
+
 class DealAnswer(Answer):
     """A deal's record (contract.md, Statistics). ``winnable`` and ``solution`` only for a
     caller who has finished a game of the deal."""
@@ -432,6 +445,10 @@ class DealAnswer(Answer):
     daily_results: list[FinishedGameOut] | None
     replays_open: bool
     your_game: str | None = Field(description="The caller's unfinished game of this deal.")
+    sealed: Sealed | None = Field(
+        default=None,
+        description="While a competition on the deal is open: counts only, until it opens.",
+    )
     winnable: bool | None = None
     solution: list[str] | None = None
 
@@ -465,6 +482,13 @@ def deal_answer(summary: DealSummary) -> DealAnswer:
         "replays_open": summary.replays_open,
         "your_game": summary.viewer_game,
     }
+    if summary.sealed is not None:
+        until = summary.sealed.until
+        data["sealed"] = {
+            "kind": summary.sealed.kind.value,
+            "opens_at": None if until is None else until.isoformat(),
+            "message": summary.sealed.message,
+        }
     if summary.replays_open:  # the verdict is a spoiler (the same-deal rule)
         data |= {"winnable": summary.winnable, "solution": summary.solution}
     return DealAnswer.model_validate(data)
@@ -491,7 +515,7 @@ class Standing(Answer):
 class RaceOut(Answer):
     number: int = Field(description="The race's number in its room.")
     game: GameSlug
-    deal: int
+    deal: int | None = Field(description="The deal number: null until the race ends (sealed).")
     starts_at: str = Field(description="ISO 8601: moves before it get 409 race_not_started.")
     status: Literal["running", "finished"]
     finished_at: str | None

@@ -711,7 +711,9 @@ def test_finished_games_and_replays_open_only_to_players_who_finished_the_deal(e
 def test_the_deal_of_the_day_ranks_each_players_first_game_of_the_day(
     env: Env, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(daily_module, "daily_deal", lambda slug, day, key: WIN_DEAL)
+    monkeypatch.setattr(
+        daily_module, "daily_deal", lambda slug, day, key: WIN_DEAL if day == START.date() else 1
+    )
     eve, ann, bob, cat = (env.player(n) for n in ("Eve", "Ann", "Bob", "Cat"))
     env.clock.at = START - timedelta(days=1)
     env.win(eve, rated=False)  # yesterday: not in today's results
@@ -724,15 +726,23 @@ def test_the_deal_of_the_day_ranks_each_players_first_game_of_the_day(
     env.win(cat, rated=False)  # Cat's second game of the deal: not ranked
     env.win(eve, rated=False)  # Eve's second game (her first was yesterday): not ranked
     deals = Deals(env.sessions, DEVELOPMENT_KEY, today=env.clock.today)
+    day = env.clock.today()
+    during = deals.summary(WIN_GAME, WIN_DEAL, ann)
+    # Sealed all day (contract v3): the counts, nothing that ranks or replays.
+    assert during.sealed is not None and during.sealed.until is not None
+    assert (during.daily, during.daily_results, during.finished) == (day, None, [])
+    assert during.fewest_moves is None and during.fastest is None and not during.replays_open
+    assert during.played == 4  # each player's first finished game
+    env.clock.at = START + timedelta(days=1)  # the day is over: its results open
     summary = deals.summary(WIN_GAME, WIN_DEAL, ann)
-    assert summary.daily == env.clock.today()
+    assert summary.sealed is None and summary.daily == day
     assert summary.daily_results is not None
     assert [g.player for g in summary.daily_results] == ["Ann", "Bob"]  # fewest moves first
-    assert deal_json(summary)["daily"] == env.clock.today().isoformat()
+    assert deal_json(summary)["daily"] == day.isoformat()
     assert len(summary.finished) == 4  # each player's first finished game
     other = deals.summary(WIN_GAME, WIN_DEAL + 1)
     assert other.daily is None and other.daily_results is None  # the stub says one number
-    assert deals.summary("patriarchs", WIN_DEAL).daily == env.clock.today()
+    assert deals.summary("patriarchs", WIN_DEAL).daily == day
 
 
 def test_a_deal_nobody_played(env: Env) -> None:

@@ -12,6 +12,13 @@ game state, a board page or fragment, anything under ``/games/{id}``), checks th
 viewer's own game or of a deal the viewer has no unfinished game of — a player's responses never
 show a card that is hidden in their own game — and that a finished game keeps its hidden cards
 and its move log from anyone who has not finished its deal.
+
+And to the seal (contract v3), with an oracle of its own rather than the app's: a rated game in
+play and any game of a running race never show their deal number (not in a field, not anywhere in
+the body); a finished game of a sealed deal (a rated game in play on it, a running race on it, the
+deal of the day) shows no more than a game in play; a running race's game is shown to nobody but
+its owner, except on the spectator's watch page, where every face shown must have been face up
+at some moment in every racer's game (rebuilt from each racer's move log).
 """
 
 from __future__ import annotations
@@ -28,10 +35,11 @@ from fastapi import FastAPI
 from itsdangerous import BadSignature, TimestampSigner
 from sqlalchemy import select
 
-from app.db.models import Game, MoveRecord, Player
+from app.db.models import Game, MoveRecord, Player, Race
 from app.engine import Move, Ruleset, State, get_ruleset
 from app.engine.cards import RANK_LABELS, RANKS, SUITS, name_of, parse_code
 from app.engine.deals import deal_seed
+from app.services.daily import daily_deal
 
 PILE_RE = re.compile(
     r'<ol id="pile-(?P<id>[a-z0-9]+)" class="pile (?P<kind>\w+)(?P<fan> fanned)?"'
@@ -51,6 +59,7 @@ FACE_RE = re.compile(
 )
 CARD_BY_NAME = {name_of(parse_code(r + s)): r + s for r in RANKS for s in SUITS}
 GAME_PATH_RE = re.compile(r"^(?:/api)?/games/(?P<id>[A-Za-z0-9_-]{1,32})(?:/|$)")
+WATCH_PATH_RE = re.compile(r"^/rooms/[A-Z0-9]+/watch/")
 SESSION_COOKIE_RE = re.compile(r"(?:^|;\s*)ph_session=(?P<value>[^;]+)")
 
 
@@ -80,6 +89,10 @@ class HiddenCardGuard:
     same_deal_checks: int = 0
     _seeds: dict[tuple[str, int], list[str]] = field(default_factory=dict)
     _viewer: str | None = None
+    _watching: bool = False  # the response is a spectator's watch page or its board
+    number_checks: int = 0
+    sealed_checks: int = 0
+    spectator_checks: int = 0
 
     def check(self, response: httpx.Response) -> None:
         response.read()
@@ -95,6 +108,7 @@ class HiddenCardGuard:
         if request is not None and request.url.path == "/openapi.json":
             return  # the schema describes game states (GameState) but shows none
         self._viewer = None if request is None else self.viewer_of(request)
+        self._watching = request is not None and bool(WATCH_PATH_RE.match(request.url.path))
         kind = response.headers.get("content-type", "")
         if "json" in kind and body:
             self._walk(response.json(), body)
@@ -133,6 +147,10 @@ class HiddenCardGuard:
         with self._session() as db:
             record = db.get(Game, game_id)
             assert record is not None, "a response shows a game that does not exist"
+            if self._viewer is None or self._viewer != record.player_id:
+                assert self._watching or not self._race_on(db, record), (
+                    "a running race's game was shown to someone other than its player"
+                )
             if self._viewer is None or self._viewer == record.player_id:
                 return self._viewer is not None
             mine = db.scalars(
@@ -165,9 +183,12 @@ class HiddenCardGuard:
                 self._walk(value, body)
 
     def _check_json_game(self, data: dict[str, Any], body: str) -> None:
-        self._check_seed(data["game"], data["deal"], body)
+        record = self._record(data["id"])
+        self._check_seed(record.game, record.deal, body)
+        hidden = self._check_number(record, body)
+        assert data["deal"] == (None if hidden else record.deal), "the deal number, sealed or not"
         whole = self._sees_everything(data["id"])
-        if data["status"] != "playing" and whole:
+        if data["status"] != "playing" and whole and not self._sealed(record):
             return
         rules, state = self._state_at(data["id"], data["version"])
         if "stock" in data["piles"]:
@@ -182,15 +203,15 @@ class HiddenCardGuard:
         status = STATUS_RE.search(body)
         if status is None:
             return
+        record = self._record(status["game"])
+        self._check_seed(record.game, record.deal, body)
+        self._check_number(record, body)
         whole = self._sees_everything(status["game"])
-        if status["status"] != "playing" and whole:
+        if status["status"] != "playing" and whole and not self._sealed(record):
             return
         rules, state = self._state_at(status["game"], int(status["version"]))
-        with self._session() as db:
-            record = db.get(Game, status["game"])
-            assert record is not None
-            self._check_seed(record.game, record.deal, body)
         public = rules.public_view(state)
+        shared = self._shared_faces(record) if self._watching and self._race_on_id(record) else None
         seen = 0
         for m in PILE_RE.finditer(body):
             seen += 1
@@ -204,12 +225,106 @@ class HiddenCardGuard:
             cards = public[pid]["cards"]
             assert isinstance(cards, list)
             assert int(m["count"]) == len(cards)
-            if m["fan"]:
-                assert items == cards, f"{pid} shows wrong cards or backs"
-            else:
-                assert items == cards[-1:], f"{pid} shows more than its top card"
+            expected = cards if m["fan"] else cards[-1:]
+            if shared is None:
+                assert items == expected, f"{pid} shows wrong cards or backs"
+            else:  # the spectator view: fewer faces, never a face some racer has not seen
+                assert len(items) == len(expected), f"{pid} shows wrong cards or backs"
+                for item, card in zip(items, expected, strict=True):
+                    assert item is None or item == card, f"{pid} shows wrong cards"
+                    assert item is None or item in shared, f"{pid}: a spectator saw {item}"
+                self.spectator_checks += 1
         assert seen, "a board without piles"
         self.checked_games += 1
+
+    # -- the seal (contract v3), by an oracle of the guard's own -------------------------------
+
+    def _record(self, game_id: str) -> Game:
+        with self._session() as db:
+            record: Game | None = db.get(Game, game_id)
+            assert record is not None, "a response shows a game that does not exist"
+            db.expunge(record)
+            return record
+
+    @staticmethod
+    def _race_on(db: Any, record: Game) -> bool:
+        if record.race_id is None:
+            return False
+        return bool(db.scalar(select(Race.status).where(Race.id == record.race_id)) == "running")
+
+    def _race_on_id(self, record: Game) -> bool:
+        with self._session() as db:
+            return self._race_on(db, record)
+
+    def _check_number(self, record: Game, body: str) -> bool:
+        """A rated game in play, or a game of a running race: its number is nowhere in the
+        body. Returns whether it is hidden."""
+        hidden = (record.rated and record.status == "playing") or self._race_on_id(record)
+        if hidden:
+            assert str(record.deal) not in body, "a sealed deal number reached a client"
+            self.number_checks += 1
+        return hidden
+
+    def _sealed(self, record: Game) -> bool:
+        """Whether a competition on the record's deal is open: a running race on it, another
+        rated game of it in play, or it is today's deal of the day (UTC)."""
+        settings = self.app.state.settings
+        with self._session() as db:
+            racing = db.scalar(
+                select(Race.id).where(
+                    Race.game == record.game, Race.deal == record.deal, Race.status == "running"
+                )
+            )
+            rated = db.scalar(
+                select(Game.id).where(
+                    Game.game == record.game,
+                    Game.deal == record.deal,
+                    Game.rated.is_(True),
+                    Game.status == "playing",
+                    Game.id != record.id,
+                )
+            )
+        day = self.app.state.games.today()
+        daily = daily_deal(record.game, day, settings.deal_key_bytes) == record.deal
+        sealed = racing is not None or rated is not None or daily
+        self.sealed_checks += sealed
+        return sealed
+
+    def _shared_faces(self, record: Game) -> set[str]:
+        """The faces that have been face up at some moment in every game of the record's
+        race, each racer's game replayed from its move log."""
+        with self._session() as db:
+            racers = db.scalars(select(Game.id).where(Game.race_id == record.race_id)).all()
+        shared: set[str] | None = None
+        for game_id in racers:
+            faces: set[str] = set()
+            for state in self._states(game_id):
+                rules = get_ruleset(state.game)
+                for pile in rules.public_view(state).values():
+                    cards = pile.get("cards")
+                    if isinstance(cards, list):
+                        faces.update(c for c in cards if c is not None)
+            shared = faces if shared is None else shared & faces
+        return shared or set()
+
+    def _states(self, game_id: str) -> list[State]:
+        """Every state the game has been in, in order (undone ones included)."""
+        record = self._record(game_id)
+        with self._session() as db:
+            rows = db.scalars(
+                select(MoveRecord).where(MoveRecord.game_id == game_id).order_by(MoveRecord.seq)
+            ).all()
+        rules = get_ruleset(record.game)
+        stack = [rules.deal(record.deal, self.app.state.settings.deal_key_bytes)]
+        seen = list(stack)
+        for row in rows:
+            if row.action == "move":
+                stack.append(rules.apply(stack[-1], Move.parse(row.notation or "")))
+                seen.append(stack[-1])
+            elif row.action == "undo":
+                stack.pop()
+                seen.append(stack[-1])
+        return seen
 
     # -- helpers -----------------------------------------------------------------------------
 

@@ -159,3 +159,11 @@ def snapshot(app: FastAPI, client: TestClient, game_id: str) -> dict[str, Any]:
 
 def pile_ids(html: str) -> set[str]:
     return set(PILE_ID_RE.findall(html))
+
+
+def stored_deal(app: FastAPI, game_id: str) -> int:
+    """A game's deal number as the server stores it: the answers hide a sealed one."""
+    with app.state.sessions() as db:
+        record = db.get(Game, game_id)
+        assert record is not None
+        return int(record.deal)

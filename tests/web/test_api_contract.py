@@ -26,6 +26,7 @@ from tests.web.support import (
     snapshot,
     start,
     start_as,
+    stored_deal,
 )
 
 NAME_RE = re.compile(r"^[A-Za-z0-9_-]{3,24}$")
@@ -134,13 +135,14 @@ def test_start_a_given_deal(api: TestClient, slug: str) -> None:
     assert refused.json()["error"]["game"] == game["id"]
 
 
-def test_start_a_random_deal(api: TestClient) -> None:
+def test_start_a_random_deal(app: FastAPI, api: TestClient) -> None:
     deals = set()
     for _ in range(3):
         response = api.post("/api/games", json={"game": "patriarchs"})
         assert response.status_code == 201, response.text
-        deal = response.json()["deal"]
-        assert isinstance(deal, int) and 1 <= deal <= MAX_DEAL
+        assert response.json()["deal"] is None  # a rated game's number is sealed (contract v3)
+        deal = stored_deal(app, response.json()["id"])
+        assert 1 <= deal <= MAX_DEAL
         deals.add(deal)
     assert len(deals) > 1
     null_deal = api.post("/api/games", json={"game": "patriarchs", "deal": None})

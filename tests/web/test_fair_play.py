@@ -145,7 +145,8 @@ def test_the_resign_and_replay_peek_costs_a_rated_game(api: TestClient) -> None:
     assert len(ended["piles"]["stock"]["cards"]) == 43  # its owner sees every card now
     name = ended["player"]["name"]
     assert (player_stats(api, name, "corners")["played"], ended["rated"]) == (1, True)
-    again = start_as(api, me, "corners", peek["deal"])
+    assert peek["deal"] is None and ended["deal"] > 0  # sealed in play, shown once it ends
+    again = start_as(api, me, "corners", ended["deal"])
     assert again["rated"] is False
     assert player_stats(api, name, "corners")["played"] == 1
 

@@ -49,9 +49,11 @@ def test_a_race_streams_room_race_and_progress_events(live: str) -> None:
             (host.name, 2),
         ]
         assert got[2].data["game"] == games[host.name] and got[2].data["status"] == "playing"
-        # Spectators may watch a racer's board (public view), racers may not.
-        assert watcher.get(f"/api/games/{games[host.name]}").status_code == 200
+        # Nobody but its owner reads a running race's game (contract v3): spectators watch
+        # from the room; the started event does not name the deal.
+        assert watcher.get(f"/api/games/{games[host.name]}").status_code == 403
         assert guest.get(f"/api/games/{games[host.name]}").status_code == 403
+        assert got[1].data["race"]["deal"] is None
 
         # Forfeits end the race: progress (lost), standings, then finished.
         host.ok("POST", f"/api/games/{games[host.name]}/resign")

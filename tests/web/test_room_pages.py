@@ -15,7 +15,7 @@ from fastapi.testclient import TestClient
 
 from app.services.rooms import Limits
 from tests.web.hidden import HiddenCardGuard
-from tests.web.support import csrf
+from tests.web.support import csrf, stored_game
 
 CODE_IN_URL = re.compile(r"/rooms/([A-Z0-9]{6})$")
 
@@ -119,7 +119,7 @@ def test_room_page_join_start_and_spectate(
         assert "Resign from the race?" in board
         restarted = form(client, f"/games/{mine}/restart")
         assert restarted.status_code == 409 and "resign it to leave the race" in restarted.text
-        assert client.get(f"/api/games/{mine}").json()["status"] == "playing"
+        assert stored_game(app, mine)[1] == "playing"
 
         # A spectator (never joined) watches either racer, public view only (the guard checks).
         watching = spectator.get(f"/rooms/{code}").text
@@ -129,7 +129,8 @@ def test_room_page_join_start_and_spectate(
         assert watch.status_code == 200
         no_inline_script(watch.text)
         assert 'hx-trigger="sse:progress"' in watch.text and 'id="game-status"' in watch.text
-        assert "race-panel" not in spectator.get(f"/games/{mine}").text
+        # The racer's game itself is its owner's alone while the race is on (contract v3).
+        assert spectator.get(f"/games/{mine}").status_code == 403
         fragment = spectator.get(f"/rooms/{code}/watch/{mine}/board")
         assert fragment.status_code == 200 and 'id="pile-' in fragment.text
         assert "<html" not in fragment.text
@@ -137,9 +138,15 @@ def test_room_page_join_start_and_spectate(
 
         # Both resign: the finish table and the player page's races.
         assert form(client, f"/games/{mine}/resign").status_code == 303
-        # Once the racer's game is over, the deal may be played again (outside the race).
-        assert "Play this deal again" in client.get(f"/games/{mine}").text
+        # Out of the race, the deal stays sealed while the race goes on: no number, no replay
+        # and no second game of it, which could deal the race's stock to a second account.
+        out = client.get(f"/games/{mine}").text
+        assert "Play this deal again" not in out and "sealed while a competition" in out
+        assert 'action="/games/' + mine + '/restart"' not in out
+        assert form(client, f"/games/{mine}/restart").status_code == 403
         assert form(guest, f"/games/{theirs}/resign").status_code == 303
+        # The race is over: the deal opens.
+        assert "Play this deal again" in client.get(f"/games/{mine}").text
         done = spectator.get(f"/rooms/{code}").text
         assert 'id="finish-table"' in done and "Rematch (new deal)" not in done
         assert "Rematch (new deal)" in client.get(f"/rooms/{code}").text

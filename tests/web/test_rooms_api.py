@@ -18,9 +18,11 @@ from app.db.models import Event, Game
 from app.services.players import now
 from app.services.rooms import CODE_ALPHABET, Limits
 from tests.web.hidden import check_event
-from tests.web.support import error_code, move, new_player
+from tests.web.support import error_code, move, new_player, stored_deal
 
-DEAL = 1  # races in these tests are on a known deal (the server would draw one)
+# Races in these tests are on a known deal (the server would draw one), a number long enough
+# that the hidden-card guard can tell it is nowhere in a body while it is sealed.
+DEAL = 5_123_456_789_012_348  # Corners: a card can go up at once
 
 
 @pytest.fixture()
@@ -175,24 +177,27 @@ def test_start_countdown_and_same_deal(
     room = start(api, code, other)  # any member may start
     race = room["race"]
     assert {"number", "deal", "starts_at", "games"} <= set(race)
-    assert room["status"] == "racing" and race["number"] == 1 and race["deal"] == DEAL
+    # The deal is sealed until the race ends (contract v3): no number, anywhere.
+    assert room["status"] == "racing" and race["number"] == 1 and race["deal"] is None
     assert race["status"] == "running" and len(race["games"]) == 2
     mine = race["games"][api.player["name"]]  # type: ignore[attr-defined]
     theirs = next(g for n, g in race["games"].items() if g != mine)
 
     state = api.get(f"/api/games/{mine}").json()
-    assert state["deal"] == DEAL and state["rated"] is False and state["game"] == "corners"
+    assert state["deal"] is None and state["rated"] is False and state["game"] == "corners"
     chosen = state["legal_moves"][0]
     early = move(api, mine, f"{chosen['from']}-{chosen['to']}/{chosen['count']}", 0)
     assert error_code(early, 409) == "race_not_started"
     assert api.get(f"/api/games/{mine}").json()["version"] == 0  # nothing changed
 
-    # Racers never see each other's boards: each has an unfinished game of the deal.
-    assert error_code(api.get(f"/api/games/{theirs}"), 403) == "same_deal_in_play"
-    assert error_code(api.get(f"/api/games/{mine}", headers=other), 403) == "same_deal_in_play"
-    # A spectator (no game of the deal) sees the public view (the guard checks every card).
+    # Racers never see each other's boards.
+    assert error_code(api.get(f"/api/games/{theirs}"), 403) == "race_in_play"
+    assert error_code(api.get(f"/api/games/{mine}", headers=other), 403) == "race_in_play"
+    # Anyone else, too: a running race's games are their owners' alone (contract v3);
+    # spectators watch from the room (the spectator view).
     watcher = new_player(api)
-    assert api.get(f"/api/games/{theirs}", headers=watcher).status_code == 200
+    assert error_code(api.get(f"/api/games/{theirs}", headers=watcher), 403) == "race_in_play"
+    assert error_code(api.get(f"/api/games/{theirs}"), 403) == "race_in_play"
 
     assert error_code(api.post(f"/api/rooms/{code}/start"), 409) == "race_running"
 
@@ -267,6 +272,7 @@ def test_forfeit_standings_and_rematch(api: TestClient, rooms: Any, app: FastAPI
 
     room = api.get(f"/api/rooms/{code}").json()
     assert room["status"] == "open" and room["race"]["status"] == "finished"
+    assert room["race"]["deal"] == DEAL  # the race is over: its deal is no secret now
     standings = room["race"]["standings"]
     assert [s["place"] for s in standings] == [1, 2, 3]
     assert all(s["status"] == "lost" for s in standings)
@@ -277,11 +283,15 @@ def test_forfeit_standings_and_rematch(api: TestClient, rooms: Any, app: FastAPI
 
     race_events = [d["type"] for k, d in events(app, code) if k == "race"]
     assert race_events == ["started", "standings", "standings", "finished"]
+    # Only the event of its end names the deal.
+    deals = [d["race"]["deal"] for k, d in events(app, code) if k == "race"]
+    assert deals == [None, None, None, DEAL]
 
     # Rematch: a new race in the same room, on a new deal, one game per member.
     rooms.games.draw_deal = lambda: DEAL + 1
     again = start(api, code, second_auth)
-    assert again["race"]["number"] == 2 and again["race"]["deal"] == DEAL + 1
+    assert again["race"]["number"] == 2 and again["race"]["deal"] is None
+    assert stored_deal(app, again["race"]["games"][second_name]) == DEAL + 1
     assert set(again["race"]["games"]) == {p["name"] for p in again["players"]}
     assert mine not in again["race"]["games"].values()
 

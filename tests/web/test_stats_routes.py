@@ -23,6 +23,7 @@ from app.engine import DEVELOPMENT_KEY, GAMES, MAX_DEAL, Move, get_ruleset
 from app.main import create_app
 from app.services import daily
 from app.services import games as games_module
+from app.services.seal import end_of_day as daily_end
 from app.services.stats import wilson_lower_bound
 from tests.services.test_stats import (
     WIN_DEAL,
@@ -153,16 +154,25 @@ def test_home_links_each_game_to_its_deal_of_the_day(client: TestClient) -> None
 
 def test_the_deal_page_of_the_deal_of_the_day_has_its_results(client: TestClient) -> None:
     slug = "patriarchs"
-    number = daily.daily_deal(slug, datetime.now(UTC).date(), DEVELOPMENT_KEY)
+    today = datetime.now(UTC).date()
+    number = daily.daily_deal(slug, today, DEVELOPMENT_KEY)
     data = client.get(f"/api/deals/{slug}/{number}").json()
-    assert data["daily"] == datetime.now(UTC).date().isoformat()
-    assert isinstance(data["daily_results"], list)
+    # Sealed all day (contract v3): counts only; the day's results open when it ends.
+    assert data["daily"] == today.isoformat() and data["daily_results"] is None
+    assert data["sealed"]["kind"] == "daily"
+    assert data["sealed"]["opens_at"] == daily_end(today).isoformat()
     other = client.get(f"/api/deals/{slug}/{number % MAX_DEAL + 1}").json()
-    assert other["daily"] is None and other["daily_results"] is None
+    assert other["daily"] is None and other["daily_results"] is None and "sealed" not in other
     page = client.get(f"/deal/{slug}/{number}").text
-    assert "Deal of the day for" in page and "Today's results" in page
+    assert "Deal of the day for" in page and 'id="sealed-note"' in page
+    assert "Results of" not in page
     plain = client.get(f"/deal/{slug}/{number % MAX_DEAL + 1}").text
-    assert "Deal of the day for" not in plain and "Today's results" not in plain
+    assert "Deal of the day for" not in plain and 'id="sealed-note"' not in plain
+    yesterday = today - timedelta(days=1)
+    past = daily.daily_deal(slug, yesterday, DEVELOPMENT_KEY)
+    data = client.get(f"/api/deals/{slug}/{past}").json()
+    assert data["daily"] == yesterday.isoformat() and isinstance(data["daily_results"], list)
+    assert f"Results of {yesterday.isoformat()}" in client.get(f"/deal/{slug}/{past}").text
 
 
 # -- an app of our own, for exact numbers ----------------------------------------------------------
@@ -232,7 +242,7 @@ def test_the_deal_page_shows_who_did_best_and_links_replays(own: Own) -> None:
     fastest = env.win(bob, extra_undo=True)
     env.clock.step = env.clock.step * 5
     resigned = env.lost(cat, WIN_GAME, WIN_DEAL)
-    env.played(dan, WIN_GAME, WIN_DEAL)
+    env.played(dan, WIN_GAME, WIN_DEAL, rated=False)  # rated, it would seal the deal
     locked = own.client.get(f"/api/deals/{WIN_GAME}/{WIN_DEAL}").json()
     assert (locked["played"], locked["replays_open"], locked["finished"]) == (3, False, [])
     assert locked["fewest_moves"]["player"] == "Ann" and locked["fewest_moves"]["replay"] is None
