@@ -144,7 +144,9 @@ class GameView:
         finished one whose competition is still open."""
         g = self.record
         in_play = not self.finished and (g.rated or g.race_id is not None)
-        return in_play or (self.seal is not None and self.seal.hides_number)
+        # A casual game's number is the one its player chose: no secret to them.
+        racing = g.race_id is not None and self.seal is not None and self.seal.hides_number
+        return in_play or racing
 
     @property
     def deal_number(self) -> int | None:

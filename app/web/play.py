@@ -23,7 +23,7 @@ from app.engine import GAMES, Card, InvalidMove, Move
 from app.services.errors import DealInPlay, NoCertifiedDeals, ServiceError
 from app.services.games import Games, GameView, Played
 from app.web.board import pile_views, status_context
-from app.web.deps import BrowserPlayer, GamesDep, SolverDep
+from app.web.deps import BrowserPlayer, GamesDep, SolverDep, ViewerDep
 from app.web.htmx import is_htmx, vary_on_htmx
 from app.web.ratelimit import limit_player
 from app.web.templating import prefs_of, render
@@ -91,7 +91,7 @@ def _whole_number(text: str) -> int | None:
 def _answer(
     request: Request,
     game_id: str,
-    player: str,
+    player: str | None,
     games: Games,
     view: GameView | None,
     *,
@@ -279,12 +279,13 @@ def finish(request: Request, game_id: str, player: BrowserPlayer, games: GamesDe
 def board_now(
     request: Request,
     game_id: str,
-    viewer: BrowserPlayer,
+    viewer: ViewerDep,
     games: GamesDep,
     version: Annotated[int, Query(ge=0)] = 0,
 ) -> Response:
     """The whole board as it is now, for someone watching a game in play (their page asks
-    every few seconds): 204 while the version they have is still the current one."""
+    every few seconds): 204 while the version they have is still the current one. Reading
+    makes no player."""
     view = games.get(game_id, viewer)
     if view.record.version == version and not view.finished:
         return vary_on_htmx(Response(status_code=204))

@@ -257,8 +257,8 @@ class HiddenCardGuard:
             return self._race_on(db, record)
 
     def _check_number(self, record: Game, body: str) -> bool:
-        """A rated game in play, or a game of a running race: its number is nowhere in the
-        body. Returns whether it is hidden."""
+        """A rated game in play or a game of a running race: its number is nowhere in the body
+        (a casual game's number is the one its player chose). Returns whether hidden."""
         hidden = (record.rated and record.status == "playing") or self._race_on_id(record)
         if hidden:
             assert str(record.deal) not in body, "a sealed deal number reached a client"
@@ -266,8 +266,13 @@ class HiddenCardGuard:
         return hidden
 
     def _sealed(self, record: Game) -> bool:
-        """Whether a competition on the record's deal is open: a running race on it, another
-        rated game of it in play, or it is today's deal of the day (UTC)."""
+        sealed = bool(self._seals(record))
+        self.sealed_checks += sealed
+        return sealed
+
+    def _seals(self, record: Game) -> set[str]:
+        """What holds the record's deal sealed: a running race on it, another rated game of
+        it in play, it is today's deal of the day (UTC)."""
         settings = self.app.state.settings
         with self._session() as db:
             racing = db.scalar(
@@ -286,9 +291,9 @@ class HiddenCardGuard:
             )
         day = self.app.state.games.today()
         daily = daily_deal(record.game, day, settings.deal_key_bytes) == record.deal
-        sealed = racing is not None or rated is not None or daily
-        self.sealed_checks += sealed
-        return sealed
+        kinds = {"race"} if racing is not None else set()
+        kinds |= {"rated"} if rated is not None else set()
+        return kinds | ({"daily"} if daily else set())
 
     def _shared_faces(self, record: Game) -> set[str]:
         """The faces that have been face up at some moment in every game of the record's

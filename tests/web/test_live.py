@@ -71,11 +71,22 @@ def test_a_race_streams_room_race_and_progress_events(live: str) -> None:
     finally:
         stream.close()
 
+    # From the start (Last-Event-ID 0), as a scout would ask: the started event has no deal.
+    scout = SSEReader(f"{live}/rooms/{code}/events", {"Last-Event-ID": "0"})
+    try:
+        early = [e for e in scout.take(10) if e.event == "race"]
+        assert [e.data["race"]["deal"] is None for e in early] == [True, True, False]
+    finally:
+        scout.close()
+
     # A client that comes back with Last-Event-ID gets exactly what followed it.
     again = SSEReader(f"{live}/rooms/{code}/events", {"Last-Event-ID": str(got[1].id)})
     try:
         replayed = again.take(7)
         assert [e.id for e in replayed] == [e.id for e in got[2:] + end]
+        # Read back from the table, the events name the deal only once the race is over.
+        race = [e.data["race"]["deal"] for e in replayed if e.event == "race"]
+        assert race[:-1] == [None] and isinstance(race[-1], int)
         assert again.quiet() == []
         host.ok("POST", f"/api/rooms/{code}/leave")  # live again after the replay
         (left,) = again.take(1)
