@@ -80,7 +80,7 @@ def test_seen_slots_follow_what_the_game_showed(slug: str, number: int, seed: in
     before = seen_slots(rules, dealt, dealt)
     for previous, state in zip([dealt, *path], path, strict=False):
         # The claims the module rests on.
-        for index, (pile, as_dealt) in enumerate(zip(state.piles, dealt.piles, strict=True)):
+        for pile, as_dealt in zip(state.piles, dealt.piles, strict=True):
             for depth, card in enumerate(pile):
                 if card < 0:
                     assert as_dealt[depth] == card, "a face-down card moved"
