@@ -228,7 +228,9 @@ def status_context(view: GameView) -> dict[str, Any]:
             ),
         }
     # No legal move left, yet the last step can be undone: the player decides (contract v2).
-    stuck = not view.finished and not view.legal_moves
+    # (A spectator's view lists no moves at all: which moves are legal could tell a card drawn
+    # face down for them.)
+    stuck = not view.finished and not view.legal_moves and view.faces is None
     traps = [] if view.finished else rules.dead_ends(state, view.legal_moves)
     finish = None if view.finished else rules.finish_moves(state, view.legal_moves)
     return {
