@@ -222,6 +222,9 @@ def test_the_deal_of_the_day_is_sealed_until_the_day_ends(
     scout_a, scout_b = new_player(api), new_player(api)
     peek = start_as(api, scout_a, "corners", number)
     assert peek["deal"] == number  # the deal of the day's number is public; its cards are not
+    dealt = api.post(f"/api/games/{peek['id']}/moves", headers=scout_a,
+                     json={"from": "stock", "to": "waste", "count": 1, "version": 0})  # fmt: skip
+    assert dealt.status_code == 200, dealt.text
     ended = api.post(f"/api/games/{peek['id']}/resign", headers=scout_a).json()
     assert set(ended["piles"]["stock"]) == {"count"} and "log" not in ended
     anonymous: dict[str, str] = {}
@@ -233,6 +236,13 @@ def test_the_deal_of_the_day_is_sealed_until_the_day_ends(
     assert sealed.json()["error"]["opens_at"] == end_of_day(today).isoformat()
     seen_by_b = api.get(f"/api/games/{peek['id']}", headers=scout_b).json()
     assert set(seen_by_b["piles"]["stock"]) == {"count"}
+    # The board and its fragment, as an anonymous browser (the guard compares every pile with
+    # the public view), and the scout's player page.
+    board = scout.get(f"/games/{peek['id']}")
+    assert board.status_code == 200 and "sealed while a competition" in board.text
+    assert scout.get(f"/games/{peek['id']}/board").status_code in (200, 204)
+    player = api.get(f"/api/players/{ended['player']['name']}").json()
+    assert player["recent"][0]["link"] is None  # no replay to follow while sealed
     deal_page = api.get(f"/api/deals/corners/{number}", headers=scout_a).json()
     assert deal_page["sealed"]["kind"] == "daily" and deal_page["finished"] == []
     assert "Watch the solution" not in scout.get(f"/deal/corners/{number}").text
@@ -242,6 +252,6 @@ def test_the_deal_of_the_day_is_sealed_until_the_day_ends(
     monkeypatch.setattr(games, "today", lambda: tomorrow)
     monkeypatch.setattr(deals, "today", lambda: tomorrow)
     opened = api.get(f"/api/games/{peek['id']}", headers=scout_a).json()
-    assert len(opened["piles"]["stock"]["cards"]) == 43 and "log" in opened
+    assert len(opened["piles"]["stock"]["cards"]) == 42 and opened["log"] == ["stock-waste"]
     assert api.get(f"/api/games/{peek['id']}/replay", headers=scout_a).status_code == 200
     assert "sealed" not in api.get(f"/api/deals/corners/{number}").json()
