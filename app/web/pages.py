@@ -41,7 +41,7 @@ from app.web.deps import (
 from app.web.play import BOARD_FLASH
 from app.web.ratelimit import client_address, limits_of
 from app.web.room_pages import race_panel
-from app.web.signin_guard import SignInGuard
+from app.web.signin_guard import ProofRequired, SignInGuard
 from app.web.templating import PREF_FLAGS, PREFS_COOKIE, PREFS_MAX_AGE, Prefs, render
 
 router = APIRouter()
@@ -218,6 +218,7 @@ def _account_page(
     flash: str | None,
     error: str | None = None,
     status: int = 200,
+    signin: dict[str, object] | None = None,
 ) -> Response:
     me = players.get(viewer) if viewer else None
     context = {
@@ -225,6 +226,9 @@ def _account_page(
         "has_password": bool(me and me.password_hash),
         "flash": flash,
         "flash_error": error,
+        # After a refusal that asked for a proof of work: the name typed and a challenge for it
+        # (static/js/signin.js starts the work at once).
+        "signin": signin or {},
     }
     return render(request, "pages/account.html", context, status)
 
@@ -338,7 +342,10 @@ def sign_in(
         # The account page again, its sign-in form included, with the reason: a typo is easy
         # to correct there.
         message = f"Not signed in: {exc.message}"
-        response = _account_page(request, viewer, players, None, message, exc.status)
+        again: dict[str, object] | None = None
+        if isinstance(exc, ProofRequired):
+            again = {"name": name.strip(), "challenge": guard.challenge(key)}
+        response = _account_page(request, viewer, players, None, message, exc.status, again)
         response.headers.update(getattr(exc, "headers", {}))  # Retry-After when rate-limited
         return response
     guard.remember(key, address)

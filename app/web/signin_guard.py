@@ -186,9 +186,9 @@ class SignInGuard:
         return ProofRequired(
             "many wrong passwords have been tried for this name lately, from places it has "
             "never signed in from. To keep it safe, a browser that has not signed in as this "
-            "name before must first do about a second of work, and that needs JavaScript: "
-            "switch JavaScript on for this site and sign in again, or sign in on a device you "
-            f"have signed in on before, or wait about {minutes} minute"
+            "name before must first do about a second of work: type your password again and "
+            "this page does it (it needs JavaScript). Without JavaScript, sign in on a device "
+            f"you have signed in on before, or wait about {minutes} minute"
             f"{'s' * (minutes != 1)}."
         )
 

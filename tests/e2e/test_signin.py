@@ -81,3 +81,19 @@ def test_the_owner_signs_in_from_a_new_address_while_the_name_is_under_attack(
     expect(page.locator(".flash")).to_contain_text(f"Signed in as {name}")
     assert not csp_problems(console), csp_problems(console)
     print(f"signed in with a proof of work in {took:.2f} s")
+
+    # Without JavaScript, from yet another address: refused, with what to do instead.
+    plain = browser.new_context(
+        base_url=server.url,
+        java_script_enabled=False,
+        extra_http_headers={"X-Forwarded-For": "198.51.100.251"},
+    )
+    contexts.append(plain)
+    page = plain.new_page()
+    page.goto("/account")
+    form = page.locator("form[data-signin]")
+    form.locator("input[name=name]").fill(name)
+    form.locator("input[name=password]").fill(PASSWORD)
+    form.get_by_role("button", name="Sign in").click()
+    expect(page.locator("p.error")).to_contain_text("signed in on before")
+    expect(page.locator("h1")).not_to_have_text(f"You are {name}")

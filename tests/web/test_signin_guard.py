@@ -264,6 +264,9 @@ def test_a_missing_proof_page_names_no_secret_and_says_how_long(
         assert page.status_code == 403
         assert re.search(r"wait about \d+ minutes?\.", page.text)
         assert 'name="challenge"' in page.text and "/static/js/signin.js" in page.text
+        # With JavaScript the page starts the work at once, on a challenge for the name typed.
+        assert re.search(r'data-signin data-challenge="[^"]+" data-nonce="[^"]+"', page.text)
+        assert f'value="{name}"' in page.text
 
 
 @pytest.mark.skipif(not _redis_up(), reason="needs the local Redis at 127.0.0.1:6379")
