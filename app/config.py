@@ -68,7 +68,14 @@ class Settings(BaseSettings):
     redis_url: str | None = None
     rate_limit_prefix: str = "ph"
     rate_limits_enabled: bool = True
-    rate_limit_signin: str = "10/minute;50/hour"  # per address, and per name tried
+    rate_limit_signin: str = "10/minute;50/hour"  # per address: every sign-in attempt
+    # Per name: wrong passwords from addresses that never signed in as that name. Past it, such
+    # an address must send a proof of work with its attempt (README, "Signing in"); addresses
+    # that signed in as the name in the last SIGNIN_KNOWN_DAYS sign in as usual.
+    rate_limit_signin_name: str = "10/hour;30/day"
+    signin_known_days: int = Field(default=30, ge=1, le=400)
+    signin_proof_bits: int = Field(default=19, ge=1, le=32)  # leading zero bits of SHA-256
+    signin_proof_seconds: int = Field(default=300, ge=10, le=3600)  # a challenge's lifetime
     rate_limit_new_players: str = "30/hour;200/day"  # per address
     rate_limit_new_games: str = "30/minute;500/day"  # per player
     rate_limit_moves: str = "20/second;600/minute"  # per player: moves, undos, resignations

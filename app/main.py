@@ -39,6 +39,7 @@ from app.web.headers import HeadAsGet, SecurityHeaders
 from app.web.limits import Admission, SizeLimits
 from app.web.ratelimit import RateLimits
 from app.web.router import router
+from app.web.signin_guard import SignInGuard
 from app.web.templating import templates
 
 log = logging.getLogger(__name__)
@@ -170,6 +171,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     )
     app.state.deals = Deals(sessions, settings.deal_key_bytes)
     app.state.limits = RateLimits(settings)
+    app.state.signin_guard = SignInGuard(settings, app.state.limits)
     app.state.leaderboards = Leaderboards(
         sessions,
         settings.leaderboard_min_games,

@@ -19,6 +19,7 @@ class RateLimits(TypedDict):
     """The rate-limit settings (a TypedDict, so that ``**TEST_LIMITS`` is type-checked)."""
 
     rate_limit_signin: str
+    rate_limit_signin_name: str
     rate_limit_new_players: str
     rate_limit_new_games: str
     rate_limit_moves: str
@@ -28,6 +29,7 @@ class RateLimits(TypedDict):
 # High enough never to be hit, yet counted.
 TEST_LIMITS = RateLimits(
     rate_limit_signin="100000/minute",
+    rate_limit_signin_name="100000/minute",
     rate_limit_new_players="100000/minute",
     rate_limit_new_games="100000/minute",
     rate_limit_moves="100000/minute",

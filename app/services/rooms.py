@@ -48,6 +48,9 @@ OPEN, RACING, CLOSED = "open", "racing", "closed"
 PLAYING_WINDOW_S = 300  # "playing now": moved within the last five minutes
 PLAYING_CACHE_S = 15
 EVENT_PAGE = 500  # events read from the table at a time for a client catching up
+# The largest event id there can be: ``event.id`` is an INTEGER, 32 bits on PostgreSQL. A
+# cursor beyond it is refused before any query (PostgreSQL would fail to cast it).
+EVENT_ID_MAX = 2**31 - 1
 PRUNE_BATCH = 20_000  # events one sweep deletes at most (a sweep every 15 s: 80k a minute)
 
 

@@ -4,6 +4,11 @@
 id) and JSON ``data``. A client that reconnects with ``Last-Event-ID`` first gets every event of
 the room after that id, read from the table, then the live ones; without it, ``?after=N`` does
 the same (a page passes the last id it rendered), and with neither the stream starts now.
+Both take an event id, a whole number from 0 to :data:`EVENT_ID_MAX` (the event table's id is
+a 32-bit integer on PostgreSQL): a larger one is refused with a 422 page before anything is
+read, as a negative ``after`` is (no event can have such an id, and an empty stream that waits
+for one forever would hide the mistake). A ``Last-Event-ID`` that is not a number at all is
+ignored, as if the client had sent none.
 ``?view=html`` sends the same events as HTML fragments for the htmx SSE extension
 (app/web/room_pages.py); ``?view=board`` the same for the race panel beside a racer's board.
 No event carries a card (app/services/race_events.py).
@@ -11,15 +16,17 @@ No event carries a card (app/services/race_events.py).
 
 from __future__ import annotations
 
+import re
 from collections.abc import AsyncGenerator, Awaitable, Callable
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Header, Query, Request
+from fastapi.exceptions import RequestValidationError
 from sse_starlette import EventSourceResponse, ServerSentEvent
 from starlette.concurrency import run_in_threadpool
 
 from app.db.broker import Dropped, EventRow, InProcessBroker
-from app.services.rooms import EVENT_PAGE, Rooms
+from app.services.rooms import EVENT_ID_MAX, EVENT_PAGE, Rooms
 from app.web.room_pages import html_events
 
 router = APIRouter()
@@ -34,10 +41,28 @@ async def json_data(row: EventRow) -> str:
     return row.data
 
 
+_DIGITS = re.compile(r"[0-9]+")  # ASCII only: "²".isdigit() is true, and int("²") fails
+
+
 def _cursor(last_event_id: str | None, after: int | None) -> int | None:
-    if last_event_id is not None and last_event_id.strip().isdigit():
-        return int(last_event_id.strip())
-    return after
+    """Where the stream starts: ``Last-Event-ID`` (a reconnecting client) before ``after``.
+
+    A ``Last-Event-ID`` beyond any event id is refused as ``after`` is (422), so that the
+    database is never asked about a number its id column cannot hold."""
+    text = (last_event_id or "").strip()
+    if not _DIGITS.fullmatch(text):
+        return after
+    if int(text) > EVENT_ID_MAX:
+        raise RequestValidationError(
+            [
+                {
+                    "loc": ("header", "Last-Event-ID"),
+                    "msg": f"Last-Event-ID must be an event id from 0 to {EVENT_ID_MAX}",
+                    "type": "less_than_equal",
+                }
+            ]
+        )
+    return int(text)
 
 
 async def stream(
@@ -87,7 +112,8 @@ EVENTS_DOC: dict[int | str, dict[str, Any]] = {
         "content": {"text/html": {"schema": {"type": "string"}}},
     },
     422: {
-        "description": "A malformed `after` or `view` (a page, as the 404).",
+        "description": "A malformed `after` or `view`, or an `after` or `Last-Event-ID` beyond "
+        f"any event id (more than {EVENT_ID_MAX}): a page, as the 404. Nothing is streamed.",
         "content": {"text/html": {"schema": {"type": "string"}}},
     },
     503: {
@@ -106,17 +132,22 @@ EVENTS_DOC: dict[int | str, dict[str, Any]] = {
 async def room_events(
     request: Request,
     code: str,
-    after: Annotated[int | None, Query(ge=0, le=2**62)] = None,
+    after: Annotated[int | None, Query(ge=0, le=EVENT_ID_MAX)] = None,
     view: Annotated[str, Query(pattern="^(json|html|board)$")] = "json",
     last_event_id: Annotated[str | None, Header(alias="Last-Event-ID", max_length=32)] = None,
 ) -> EventSourceResponse:
-    """Server-Sent Events of a room for members and spectators (contract v2)."""
+    """Server-Sent Events of a room for members and spectators (contract v2).
+
+    `Last-Event-ID` (sent by a reconnecting `EventSource`) or `after` name the last event the
+    client has: the stream first sends every later event of the room, then the live ones. Both
+    are event ids from 0 to 2147483647; a larger number is answered 422 (a page) and nothing is
+    streamed. A `Last-Event-ID` that is not a whole number is ignored."""
+    cursor = _cursor(last_event_id, after)  # before any read: a bad cursor is a 422
     rooms: Rooms = request.app.state.rooms
     room = await run_in_threadpool(rooms.get, code)  # 404 for an unknown room
     render: Render = json_data
     if view in ("html", "board"):
         render = html_events(request, rooms, room, on_board=view == "board")
-    cursor = _cursor(last_event_id, after)
     if cursor is None:
         # "Now" is fixed before the headers go out: a client that acts once its stream is
         # open sees its own event, however late the stream's first read runs.

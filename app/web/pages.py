@@ -6,15 +6,15 @@ import re
 from functools import lru_cache
 from typing import Annotated
 
-from fastapi import APIRouter, Form, Request
-from fastapi.responses import RedirectResponse, Response
+from fastapi import APIRouter, Form, Query, Request
+from fastapi.responses import JSONResponse, RedirectResponse, Response
 from markdown_it import MarkdownIt
 from markupsafe import Markup
 
 from app.config import PROJECT_DIR
 from app.engine import GAMES, MAX_DEAL, Card, Move
 from app.services import daily
-from app.services.errors import NotFound, ServiceError
+from app.services.errors import BadCredentials, NotFound, ServiceError
 from app.services.games import GameView
 from app.services.history import History, MyGames
 from app.services.players import check_name, name_key
@@ -39,8 +39,9 @@ from app.web.deps import (
     sign_session_in,
 )
 from app.web.play import BOARD_FLASH
-from app.web.ratelimit import limits_of
+from app.web.ratelimit import client_address, limits_of
 from app.web.room_pages import race_panel
+from app.web.signin_guard import ProofRequired, SignInGuard
 from app.web.templating import PREF_FLAGS, PREFS_COOKIE, PREFS_MAX_AGE, Prefs, render
 
 router = APIRouter()
@@ -217,6 +218,7 @@ def _account_page(
     flash: str | None,
     error: str | None = None,
     status: int = 200,
+    signin: dict[str, object] | None = None,
 ) -> Response:
     me = players.get(viewer) if viewer else None
     context = {
@@ -224,6 +226,9 @@ def _account_page(
         "has_password": bool(me and me.password_hash),
         "flash": flash,
         "flash_error": error,
+        # After a refusal that asked for a proof of work: the name typed and a challenge for it
+        # (static/js/signin.js starts the work at once).
+        "signin": signin or {},
     }
     return render(request, "pages/account.html", context, status)
 
@@ -270,11 +275,37 @@ def choose_password(
         return _refused(request, "Password not set", exc)
     # Every other session of this player is revoked; this one stays signed in.
     request.session[SESSION_VERSION] = me.session_version
+    # The owner is here: this address signs in as usual even while the name is under attack.
+    signin_guard(request).remember(name_key(me.name), client_address(request))
     return _back_to_account(
         request,
         "Password set: you can now sign in on another device. Every other device you were "
         "signed in on is signed out.",
     )
+
+
+def signin_guard(request: Request) -> SignInGuard:
+    guard: SignInGuard = request.app.state.signin_guard
+    return guard
+
+
+@router.get("/signin/challenge", include_in_schema=False)
+def signin_challenge(request: Request, name: Annotated[str, Query(max_length=64)] = "") -> Response:
+    """Whether signing in as ``name`` from here needs a proof of work, and a challenge for it
+    (static/js/signin.js asks before it sends the sign-in form). Changes nothing."""
+    limits_of(request).hit_address(request)
+    guard, key = signin_guard(request), name_key(name.strip())
+    required = guard.under_attack(key) and not guard.is_known(key, client_address(request))
+    body: dict[str, object] = {"required": required}
+    if required:
+        challenge = guard.challenge(key)
+        body |= {
+            "challenge": challenge.token,
+            "nonce": challenge.nonce,
+            "bits": challenge.bits,
+            "expires_at": challenge.expires_at,
+        }
+    return JSONResponse(body, headers={"Cache-Control": "no-store"})
 
 
 @router.post("/signin")
@@ -284,19 +315,40 @@ def sign_in(
     password: Annotated[str, Form(max_length=300)],
     players: PlayersDep,
     viewer: ViewerDep,
+    challenge: Annotated[str, Form(max_length=200)] = "",
+    proof: Annotated[str, Form(max_length=24)] = "",
 ) -> Response:
+    """Signs in. Every attempt counts against its address; wrong passwords from addresses that
+    never signed in as the name count against the name, and past that limit such an address
+    must bring a proof of work (app/web/signin_guard.py). A known address is never held up by
+    others' guesses, and a right password is never refused for attempts it did not make."""
+    guard, address = signin_guard(request), client_address(request)
+    key = name_key(name.strip())
     try:
         limits = limits_of(request)
         limits.hit_address(request, limits.signin)
-        limits.hit(limits.signin, "name:" + name_key(name.strip()))
-        player = players.sign_in(name.strip(), password)
+        known = guard.is_known(key, address)
+        if not known and guard.under_attack(key):
+            if not challenge and not proof:
+                raise guard.proof_required(key)
+            guard.check(key, challenge, proof)  # once: a used proof is spent, right or wrong
+        try:
+            player = players.sign_in(name.strip(), password)
+        except BadCredentials:
+            if not known:
+                guard.failed(key)
+            raise
     except ServiceError as exc:
         # The account page again, its sign-in form included, with the reason: a typo is easy
         # to correct there.
         message = f"Not signed in: {exc.message}"
-        response = _account_page(request, viewer, players, None, message, exc.status)
+        again: dict[str, object] | None = None
+        if isinstance(exc, ProofRequired):
+            again = {"name": name.strip(), "challenge": guard.challenge(key)}
+        response = _account_page(request, viewer, players, None, message, exc.status, again)
         response.headers.update(getattr(exc, "headers", {}))  # Retry-After when rate-limited
         return response
+    guard.remember(key, address)
     sign_session_in(request, player.id, player.session_version)
     return _back_to_account(request, f"Signed in as {player.name}.")
 

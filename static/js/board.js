@@ -439,7 +439,7 @@
       return;
     }
     if (e.ctrlKey) {
-      if (e.key === "z" && playable) {
+      if (e.key === "z" && playable && !e.repeat) {
         e.preventDefault();
         undo();
       }
@@ -447,7 +447,7 @@
     }
     if (e.key === "Escape") cancel();
     else if ((e.key === "d" || e.key === "D") && playable) deal();
-    else if ((e.key === "u" || e.key === "U") && playable) undo();
+    else if ((e.key === "u" || e.key === "U") && playable && !e.repeat) undo(); // a held key: once
     else if ((e.key === "h" || e.key === "H") && playable && hintForm && !inflight && !queue.length) hintForm.requestSubmit();
   });
 
@@ -460,7 +460,8 @@
       deal();
     } else if (action === "undo" && playable) {
       e.preventDefault();
-      undo();
+      // The second click of a double click is the same press: it takes back one move.
+      if (e.detail < 2) undo();
     } else if (action === "keys" && keysDialog) {
       keysDialog.showModal();
     }
