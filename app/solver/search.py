@@ -123,8 +123,10 @@ def solve_piles(model: Model, piles: Piles, redeals: int, budget: Budget) -> Res
     easy wins at once and proves small losses; then, with what is left, the model's own
     search (``_search``)."""
     piles = encoded(model, piles)
-    if getattr(model, "score", None) is None and not getattr(model, "lds", False) and (
-        getattr(model, "price", None) is None
+    if (
+        getattr(model, "score", None) is None
+        and not getattr(model, "lds", False)
+        and (getattr(model, "price", None) is None)
     ):
         return _dfs(model, piles, redeals, budget)  # the model's own search is the plain one
     quick = min(FIRST_DFS_NODES, int(budget.nodes * FIRST_DFS_SHARE))
