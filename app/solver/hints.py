@@ -34,7 +34,6 @@ from app.solver.search import (
     Outcome,
     Piles,
     encoded,
-    shorten,
     solve_piles,
     solve_state,
     to_moves,
@@ -130,7 +129,7 @@ def _exact(state: State, budget: Budget) -> Hint:
             Outcome.WINNABLE,
             True,
             "This position can be won: try this move.",
-            line=_short_line(state, result.moves, result.path),
+            line=result.moves,
         )
     if result.outcome is Outcome.LOST:
         return Hint(None, Outcome.LOST, True, "This position can no longer be won.")
@@ -140,21 +139,6 @@ def _exact(state: State, budget: Budget) -> Hint:
         False,
         "The solver could not decide this position within its time: no hint this time.",
     )
-
-
-def _short_line(state: State, moves: tuple[Move, ...], path: Sequence[Mv]) -> tuple[Move, ...]:
-    """The line with its detours cut out (``shorten``'s shortcuts only: cheap), if it still
-    wins through the engine; else the line as found (it always starts with ``moves[0]``, so
-    the hint given and the line kept agree)."""
-    model = model_for(state.game)
-    rules = get_ruleset(state.game)
-    try:
-        short = to_moves(model, shorten(model, state.piles, state.redeals, path, drop_limit=0))
-        if short and short[0] == moves[0] and rules.is_won(rules.replay(state, short)):
-            return short
-    except (IllegalMove, ValueError):
-        pass
-    return moves
 
 
 def sample_seed(masked: State) -> int:
