@@ -76,13 +76,11 @@ def test_a_followed_hint_continues_the_kept_line_without_a_search(
         return None
 
     monkeypatch.setattr(solver_of(app).pool, "run", never)
-    version = 0
-    for _ in range(5):
+    for version in range(5):
         given = api.get(f"/api/games/{game['id']}/hint").json()
         assert given["outcome"] == "winnable" and given["exact"] and given["move"], given
         assert given["version"] == version
         assert move(api, game["id"], notation(given["move"]), version).status_code == 200
-        version += 1
 
 
 def test_analysis_names_the_slip_and_try_again_starts_just_before_it(
