@@ -49,6 +49,7 @@ def test_following_hints_wins_every_winnable_castles_end_deal_among_the_first_10
         winnable += 1
         end, searches = play_by_hints(deal, Budget(nodes=200_000))
         assert rules.is_won(end), f"deal {number}"
+        assert rules.on_foundations(end) == rules.cards
         assert searches == 1, f"deal {number}: the kept line was left ({searches} searches)"
     assert winnable >= 50  # 57% of deals 1..200 (bench/RESULTS.md)
 
