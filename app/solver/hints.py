@@ -247,11 +247,21 @@ def _estimate(state: State, budget: Budget, samples: int) -> Hint:
 
 def _fallback(state: State, legal: list[Move]) -> tuple[Move, str]:
     """A move when no sampled arrangement was won: the start of the shortest visible line that
-    puts the most cards on the foundations, else the search model's first choice (which
-    deals from the stock when nothing better shows), else the first legal move."""
+    puts the most cards on the foundations, else a deal or redeal, else the search model's
+    first choice, else the first legal move."""
+    rules = get_ruleset(state.game)
+    # Moves off a foundation (Patriarchs' transfers) only when nothing else is legal: two
+    # guesses in a row would otherwise trade a card back and forth for ever.
+    onward = [m for m in legal if rules.pile_index(m.source) not in rules.foundations]
+    legal = onward or legal
     given = _visible(state, Budget(nodes=5_000))
     if given.move is not None and given.move in legal:
         return given.move, "This move starts the shortest line that puts more cards home."
+    # Nothing shows a way home: deal (or redeal). The stock only shrinks and redeals are
+    # limited, so guesses like this never go round in circles.
+    for move in legal:
+        if move.source == "stock" or move.target == "stock":
+            return move, "Nothing you can see leads home: deal from the stock."
     model = model_for(state.game)
     masked = visible_only(state)
     for mv, _, _ in model.children(encoded(model, masked.piles), masked.redeals):
