@@ -194,6 +194,7 @@ def _estimate(state: State, budget: Budget, samples: int) -> Hint:
     legal = rules.legal_moves(state)  # public: legality depends on visible cards only
     if not legal:
         return Hint(None, ESTIMATE, False, "No legal move is left.", chance=0.0)
+    legal = _onward(visible_only(state), legal)
     model = model_for(state.game)
     samples = max(1, samples)
     each = max(1, budget.nodes // samples)
@@ -243,6 +244,26 @@ def _estimate(state: State, budget: Budget, samples: int) -> Hint:
         chance=chance,
         samples=searched,
     )
+
+
+def _onward(masked: State, legal: list[Move]) -> list[Move]:
+    """The legal moves without the *uphill* reversible ones: a move that the opposite move
+    undoes at once (a card traded between two piles) is offered only towards the position
+    that comes first in a fixed order of visible positions. Guesses of two neighbouring
+    positions can then never send a card back and forth: of A → B and B → A only one is
+    downhill. Computed on the visible position only (``masked``); a move that shows a hidden
+    card is never reversible."""
+    rules = get_ruleset(masked.game)
+    here = dumps(masked)
+    out: list[Move] = []
+    for move in legal:
+        after = rules.apply(masked, move)
+        back = Move(move.target, move.source, move.count)
+        reversible = back in rules.legal_moves(after) and rules.apply(after, back) == masked
+        if reversible and dumps(after) > here:
+            continue  # uphill
+        out.append(move)
+    return out or legal
 
 
 def _fallback(state: State, legal: list[Move]) -> tuple[Move, str]:
