@@ -20,7 +20,6 @@
 from __future__ import annotations
 
 import hashlib
-import random
 from collections import Counter, deque
 from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
@@ -155,9 +154,37 @@ def _short_line(state: State, moves: tuple[Move, ...], path: Sequence[Mv]) -> tu
     return moves
 
 
-def sample_seed(masked: State) -> int:
+def sample_seed(masked: State) -> bytes:
     """The sampler's seed: a digest of the visible position (hidden cards in a fixed order)."""
-    return int.from_bytes(hashlib.sha256(dumps(masked).encode()).digest()[:8], "big")
+    return hashlib.sha256(dumps(masked).encode()).digest()
+
+
+class _Stream:
+    """A deterministic stream of numbers from a seed, as the deals draw theirs (rules.md §1):
+    block i is SHA-256(seed ‖ i); each draw takes 8 bytes; ``below`` rejects to stay uniform.
+    (The solver uses no global or library randomness.)"""
+
+    def __init__(self, seed: bytes) -> None:
+        self.seed, self.block, self.buffer = seed, 0, b""
+
+    def _u64(self) -> int:
+        if len(self.buffer) < 8:
+            self.buffer += hashlib.sha256(self.seed + self.block.to_bytes(8, "big")).digest()
+            self.block += 1
+        value, self.buffer = int.from_bytes(self.buffer[:8], "big"), self.buffer[8:]
+        return value
+
+    def below(self, m: int) -> int:
+        limit = 2**64 - (2**64 % m)
+        while True:
+            u = self._u64()
+            if u < limit:
+                return u % m
+
+    def shuffle(self, items: list[int]) -> None:
+        for i in range(len(items) - 1, 0, -1):
+            j = self.below(i + 1)
+            items[i], items[j] = items[j], items[i]
 
 
 def arrangements(state: State, count: int) -> list[State]:
@@ -170,7 +197,7 @@ def arrangements(state: State, count: int) -> list[State]:
     hidden = [~c for pile in masked.piles for c in pile if c < 0]
     if hide_stock:
         hidden += list(masked.piles[rules.stock])
-    rng = random.Random(sample_seed(masked))
+    rng = _Stream(sample_seed(masked))
     out: list[State] = []
     for _ in range(count):
         order = hidden[:]
