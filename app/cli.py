@@ -41,6 +41,15 @@ def _parser() -> argparse.ArgumentParser:
     certify.add_argument(
         "--seconds", type=float, default=CERTIFY_SECONDS, help="seconds per deal at most"
     )
+    certify.add_argument(
+        "--max-deals",
+        type=int,
+        default=None,
+        help="deals judged in this run at most (default: 20 per deal wanted, at least 100)",
+    )
+    certify.add_argument(
+        "--max-minutes", type=float, default=60.0, help="minutes this run may take at most"
+    )
     return parser
 
 
@@ -57,16 +66,43 @@ def _progress_bar(have: int, want: int, verdict: Verdict | None) -> None:
     )
 
 
-def certify_command(settings: Settings, game: str, count: int, nodes: int, seconds: float) -> int:
-    if count < 1 or nodes < 1 or seconds <= 0:
-        print("--count, --nodes and --seconds must be positive.", file=sys.stderr)
+def certify_command(
+    settings: Settings,
+    game: str,
+    count: int,
+    nodes: int,
+    seconds: float,
+    max_deals: int | None = None,
+    max_minutes: float = 60.0,
+) -> int:
+    if count < 1 or nodes < 1 or seconds <= 0 or max_minutes <= 0 or (max_deals or 1) < 1:
+        print(
+            "--count, --nodes, --seconds, --max-deals and --max-minutes must be positive.",
+            file=sys.stderr,
+        )
         return 2
     try:
         with open_solver(settings.database_url, settings.deal_key_bytes) as solver:
-            have = solver.certify(game, count, nodes=nodes, seconds=seconds, progress=_progress_bar)
+            have = solver.certify(
+                game,
+                count,
+                nodes=nodes,
+                seconds=seconds,
+                max_deals=max_deals,
+                max_seconds=max_minutes * 60,
+                progress=_progress_bar,
+            )
     except SQLAlchemyError as exc:
         print(f"Cannot use the database: {exc}", file=sys.stderr)
         return 2
+    if have < count:
+        print(file=sys.stderr)  # end the progress line
+        print(
+            f"{GAMES[game].name}: stopped at the deal or time limit with {have} certified "
+            f"winnable deals in the pool, short of {count}"
+            + (" (the pool is empty)." if not have else "."),
+        )
+        return 0
     print(f"{GAMES[game].name}: {have} certified winnable deals in the pool.")
     return 0
 
@@ -94,7 +130,15 @@ def main(argv: Sequence[str] | None = None, settings: Settings | None = None) ->
     if args.command == "check-replays":
         return check_replays_command(settings, args.game_id)
     if args.command == "certify":
-        return certify_command(settings, args.game, args.count, args.nodes, args.seconds)
+        return certify_command(
+            settings,
+            args.game,
+            args.count,
+            args.nodes,
+            args.seconds,
+            args.max_deals,
+            args.max_minutes,
+        )
     raise AssertionError(args.command)  # pragma: no cover - argparse refuses other commands
 
 

@@ -12,6 +12,13 @@ run fails if one does not. Then it times Castle's End hints (``--hints`` deals, 
 deal and after every 10th move of a winning line) against the target p95 ≤ 0.3 s. It prints
 Markdown tables for bench/RESULTS.md.
 
+With ``--follow N`` it plays deals 1..N of each game three ways (issue #22): by following
+hints (visible cards only; exact hints continue their kept winning line, as the service does)
+from the deal to the end, by a greedy player, and it gives the full-knowledge verdict; it
+reports each win rate and the hints' share of the winnable deals they win. ``--follow-nodes``
+is the hint's node budget where cards are hidden (the service's is larger: see RESULTS.md).
+``--analysis N`` times the analysis of N greedy games per game (Castle's End and Corners).
+
 Targets (issue #11): Castle's End and Corners fully decided, Patriarchs ≥ 90% decided, Castle's
 End hint p95 ≤ 0.3 s, ≥ 100k positions/s for every game but Quadruple Interchange.
 """
@@ -29,8 +36,9 @@ from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
 
-from app.engine import GAMES, get_ruleset
-from app.solver import Budget, Outcome, hint, model_for, solve
+from app.engine import GAMES, Move, State, get_ruleset
+from app.solver import Budget, Outcome, follow, hint, model_for, solve
+from app.solver.analysis import analyse
 from app.solver.search import shorten, to_moves
 
 QI = "quadruple-interchange"
@@ -108,6 +116,114 @@ def bench_hints(deals: int, nodes: int) -> list[float]:
     return times
 
 
+def greedy_game(state: State, cap: int = 1_000) -> bool:
+    """A simple greedy player: a card to a foundation (never off one), else a tableau or
+    reserve move to a position not seen before, else a deal, else a redeal."""
+    rules = get_ruleset(state.game)
+    seen = {state}
+    for _ in range(cap):
+        if rules.is_won(state):
+            return True
+        legal = rules.legal_moves(state)
+        home = [m for m in legal if m.target.startswith("f") and not m.source.startswith("f")]
+        other = [m for m in legal if not m.target.startswith("f") and m.source != "stock"]
+        other = [m for m in other if m.target != "stock"]
+        deal = [m for m in legal if m.source == "stock" or m.target == "stock"]
+        for move in home + other + deal:
+            after = rules.apply(state, move)
+            if after not in seen:
+                seen.add(after)
+                state = after
+                break
+        else:
+            return False
+    return rules.is_won(state)
+
+
+def hint_game(state: State, nodes: int, cap: int = 600) -> tuple[bool, int]:
+    """Plays by hints from ``state`` to the end, as the service gives them: the kept line is
+    continued while the position is on it. Returns (won, hints searched)."""
+    rules = get_ruleset(state.game)
+    kept: tuple[State, tuple[Move, ...]] | None = None
+    searched = 0
+    for _ in range(cap):
+        if rules.is_won(state):
+            return True, searched
+        rest = follow(kept[0], kept[1], state) if kept else None
+        if rest:
+            move = rest[0]
+        else:
+            given = hint(state, Budget(nodes=nodes))
+            searched += 1
+            if given.move is None:
+                return False, searched
+            if given.line:
+                kept = (state, given.line)
+            move = given.move
+        state = rules.apply(state, move)
+    return rules.is_won(state), searched
+
+
+def bench_follow(slug: str, deals: int, nodes: int, exact_nodes: int) -> str:
+    rules = get_ruleset(slug)
+    winnable = by_hints = winnable_by_hints = greedy = hints = 0
+    start = time.perf_counter()
+    for number in range(1, deals + 1):
+        deal = rules.deal(number)
+        verdict = solve(deal, Budget(nodes=exact_nodes), short=False).outcome
+        won, searched = hint_game(deal, nodes if slug != "castles-end" else exact_nodes)
+        greedy_won = greedy_game(deal)
+        winnable += verdict is Outcome.WINNABLE
+        by_hints += won
+        winnable_by_hints += won and verdict is Outcome.WINNABLE
+        greedy += greedy_won
+        hints += searched
+        print(
+            f"{slug} {number}: verdict {verdict.value}, hints {'won' if won else 'lost'} "
+            f"({searched} searched), greedy {'won' if greedy_won else 'lost'}",
+            file=sys.stderr,
+        )
+    share = f"{winnable_by_hints}/{winnable}" if winnable else "-"
+    return (
+        f"| {GAMES[slug].name} | {deals} | {100 * winnable / deals:.0f}% | "
+        f"{100 * by_hints / deals:.0f}% | {share} | {100 * greedy / deals:.0f}% | "
+        f"{hints} | {time.perf_counter() - start:.0f} s |"
+    )
+
+
+def bench_analysis(slug: str, games: int, nodes: int, seconds: float) -> str:
+    """Times the analysis of greedy games (most of them lost) of deals 1..games."""
+    rules = get_ruleset(slug)
+    times: list[float] = []
+    slips = undecided = 0
+    for number in range(1, games + 1):
+        state = rules.deal(number)
+        moves: list[Move] = []
+        seen = {state}
+        for _ in range(1_000):
+            legal = [m for m in rules.legal_moves(state) if rules.apply(state, m) not in seen]
+            if not legal or rules.is_won(state):
+                break
+            home = [m for m in legal if m.target.startswith("f")]
+            move = (home or legal)[0]
+            state = rules.apply(state, move)
+            seen.add(state)
+            moves.append(move)
+        deadline = time.perf_counter() + seconds
+        begun = time.perf_counter()
+        found = analyse(
+            rules.deal(number), moves, Budget(nodes=nodes, out_of_time=partial(_past, deadline))
+        )
+        times.append(time.perf_counter() - begun)
+        slips += found.slip is not None
+        undecided += not found.decided
+    return (
+        f"| {GAMES[slug].name} | {games} | {slips} | {undecided} | "
+        f"{statistics.median(times) * 1000:.0f} | {p95(times) * 1000:.0f} | "
+        f"{max(times) * 1000:.0f} |"
+    )
+
+
 def cpu_model() -> str:
     try:
         for line in Path("/proc/cpuinfo").read_text().splitlines():
@@ -162,7 +278,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--seconds", type=float, default=5.0, help="wall time per deal")
     parser.add_argument("--hints", type=int, default=40, help="Castle's End deals for hints")
     parser.add_argument("--games", nargs="*", choices=sorted(GAMES), help="default: all")
+    parser.add_argument("--follow", type=int, default=0, help="deals played by hints per game")
+    parser.add_argument("--follow-deals", nargs="*", default=[], help="per game: SLUG=N")
+    parser.add_argument("--follow-nodes", type=int, default=16_000, help="hidden-card hints")
+    parser.add_argument("--analysis", type=int, default=0, help="games analysed per game")
     args = parser.parse_args(argv)
+    if args.follow or args.analysis:
+        return coach(args)
     print(
         f"nproc {os.cpu_count()}, CPU {cpu_model()}, Python {platform.python_version()}, "
         f"deals {args.first}..{args.first + args.deals - 1} (Quadruple Interchange "
@@ -185,6 +307,32 @@ def main(argv: Sequence[str] | None = None) -> int:
             f"{statistics.median(times) * 1000:.0f} ms, p95 {p95(times) * 1000:.0f} ms, "
             f"max {max(times) * 1000:.0f} ms (target p95 ≤ 300 ms)"
         )
+    return 0
+
+
+def coach(args: argparse.Namespace) -> int:
+    print(
+        f"nproc {os.cpu_count()}, CPU {cpu_model()}, Python {platform.python_version()}, "
+        f"hints: {args.follow_nodes:,} positions where cards are hidden, {args.nodes:,} exact"
+    )
+    slugs = args.games or list(GAMES)
+    if args.follow:
+        each = dict(item.split("=") for item in args.follow_deals)
+        print()
+        print(
+            "| Game | Deals | Winnable (all cards known) | Won by hints | Winnable deals won "
+            "by hints | Won by greedy | Hint searches | Time |"
+        )
+        print("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
+        for slug in slugs:
+            deals = int(each.get(slug, args.follow))
+            print(bench_follow(slug, deals, args.follow_nodes, args.nodes), flush=True)
+    if args.analysis:
+        print()
+        print("| Game | Games | Slips named | Undecided | Median ms | p95 ms | Max ms |")
+        print("| --- | ---: | ---: | ---: | ---: | ---: | ---: |")
+        for slug in [s for s in slugs if s in ("castles-end", "corners")]:
+            print(bench_analysis(slug, args.analysis, args.nodes, args.seconds), flush=True)
     return 0
 
 

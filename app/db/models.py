@@ -256,6 +256,22 @@ class GameHint(Base):
     first_at: Mapped[datetime] = mapped_column(UTCDateTime())
 
 
+class GameCoach(Base):
+    """What the coach keeps with a game (issue #22): the winning line its last exact hint
+    found (``line``: moves in text form separated by spaces, from the position stored in
+    ``line_start``, a serialized state), continued while the player follows it, in any process
+    and after a restart; and the analysis of the game once it has ended (``analysis``: JSON),
+    stored when decided."""
+
+    __tablename__ = "game_coach"
+
+    game_id: Mapped[str] = mapped_column(ForeignKey("game.id"), primary_key=True)
+    line_start: Mapped[str | None] = mapped_column(Text)
+    line: Mapped[str | None] = mapped_column(Text)
+    analysis: Mapped[str | None] = mapped_column(Text)
+    updated_at: Mapped[datetime] = mapped_column(UTCDateTime())
+
+
 class Room(Base):
     """A room: a short code to share, its members, and the races they run on one deal each."""
 

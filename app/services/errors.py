@@ -135,6 +135,16 @@ class NoCertifiedDeals(ServiceError):
     status, code = 409, "no_certified_deals"
 
 
+class NoCertifiedDealsLeft(NoCertifiedDeals):
+    """The pool holds deals, but the caller has a game of every one (contract v3)."""
+
+
+class NoSlip(ServiceError):
+    """ "Try again from here" for a game whose analysis names no slip (yet)."""
+
+    status, code = 409, "no_slip"
+
+
 class RaceNotStarted(ServiceError):
     status, code = 409, "race_not_started"
 

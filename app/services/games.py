@@ -684,6 +684,14 @@ class Games:
         )  # fmt: skip
         return ReplayView(view, moves, at, start)
 
+    def analysis_source(self, game_id: str, viewer: str | None) -> tuple[str, int, list[str]]:
+        """A finished game's deal and moves in force, for its analysis (issue #22): shown to
+        whoever may see the game's solution — the same gate (``_finished_for``)."""
+        with self.sessions() as db:
+            record, _ = self._finished_for(db, game_id, viewer, "The analysis")
+            moves = [e.notation for e in self._finished_entries(db, game_id)]
+        return record.game, record.deal, moves
+
     # -- the move log ---------------------------------------------------------------------
 
     def replay(self, game_id: str) -> tuple[State, State]:

@@ -8,6 +8,7 @@ blocking the event loop or the threads that play moves, so a slow search never d
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 import multiprocessing
 import os
@@ -27,7 +28,7 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from app.db.faults import is_unavailable, summary
 from app.db.game_rows import MoveStore
-from app.db.models import DealVerdict, Game, GameHint
+from app.db.models import DealVerdict, Game, GameCoach, GameHint
 from app.db.session import make_engine, make_sessionmaker
 from app.engine import GAMES, Move, UnknownGame, get_ruleset, loads
 from app.services import stats
@@ -37,11 +38,15 @@ from app.services.errors import (
     HintsOffInRaces,
     InvalidRequest,
     NoCertifiedDeals,
+    NoCertifiedDealsLeft,
+    NoSlip,
     NotFound,
 )
 from app.services.games import Games, GameView, _plausible
 from app.services.players import now
-from app.solver import Budget, Outcome, hint, solve
+from app.solver import Budget, Outcome, follow, hint, solve
+from app.solver.analysis import analyse
+from app.solver.hints import fully_visible
 
 T = TypeVar("T")
 log = logging.getLogger(__name__)
@@ -60,18 +65,73 @@ def _deadline_check(seconds: float) -> Callable[[], bool]:
     return lambda: time.monotonic() > deadline
 
 
+# Hints from sampled arrangements of the hidden cards: positions searched for one hint, shared
+# by the arrangements (hints.SAMPLES), sized to answer in about a second on this machine when
+# it is quiet (bench/RESULTS.md, "The coach"). Node budgets, not the clock, decide what the
+# search sees, so equal views get equal hints; the clock only stops a hint that runs late.
+ESTIMATE_NODES = 80_000
+ESTIMATE_NODES_BY_GAME = {"quadruple-interchange": 16_000}
+
+
 def hint_job(state_text: str, seconds: float, nodes: int = HINT_NODES) -> dict[str, Any]:
-    """A hint for a stored state; runs in a worker process."""
-    given = hint(loads(state_text), Budget(nodes=nodes, out_of_time=_deadline_check(seconds)))
+    """A hint for a stored state; runs in a worker process. An exact winnable hint comes with
+    its whole winning line (``line``, move texts), for the service to keep with the game."""
+    state = loads(state_text)
+    if not fully_visible(state):
+        nodes = min(nodes, ESTIMATE_NODES_BY_GAME.get(state.game, ESTIMATE_NODES))
+    given = hint(state, Budget(nodes=nodes, out_of_time=_deadline_check(seconds)))
     move = given.move
     return {
         "move": None
         if move is None
         else {"from": move.source, "to": move.target, "count": move.count},
-        "outcome": given.outcome.value,
+        "outcome": str(given.outcome),
         "exact": given.exact,
         "message": given.message,
+        "chance": given.chance,
+        "line": [str(m) for m in given.line],
     }
+
+
+# The analysis of a finished game: positions per search, and seconds for all its searches.
+ANALYSIS_NODES = 300_000
+
+
+def _move_json(move: Move) -> dict[str, Any]:
+    return {"from": move.source, "to": move.target, "count": move.count}
+
+
+def analysis_job(
+    slug: str,
+    number: int,
+    key: bytes,
+    moves: list[str],
+    known: str | None,
+    seconds: float,
+    nodes: int = ANALYSIS_NODES,
+) -> dict[str, Any]:
+    """The analysis of a finished game (contract v3); runs in a worker process. ``known``:
+    the deal's stored verdict, if decided."""
+    rules = get_ruleset(slug)
+    found = analyse(
+        rules.deal(number, key),
+        [Move.parse(m) for m in moves],
+        Budget(nodes=nodes, out_of_time=_deadline_check(seconds)),
+        deal_outcome=Outcome(known) if known else None,
+    )
+    slip = found.slip
+    return {
+        "deal_winnable": found.deal_winnable,
+        "slip": None
+        if slip is None
+        else {"ply": slip.ply, "move": _move_json(slip.move), "better": _move_json(slip.better)},
+        "knowing": "all",
+        "decided": found.decided,
+    }
+
+
+def undecided_analysis(deal_winnable: bool | None) -> dict[str, Any]:
+    return {"deal_winnable": deal_winnable, "slip": None, "knowing": "all", "decided": False}
 
 
 @dataclass(frozen=True)
@@ -196,6 +256,8 @@ class Solver:
     games: Games
     pool: SolverPool
     hint_seconds: float = 2.0
+    # The analysis of a finished game: all its searches within this many seconds.
+    analysis_seconds: float = 5.0
     # A deal is judged when a game of it ends, within this many seconds (0: never).
     judge_seconds: float = 3.0
     judge_nodes: int = JUDGE_NODES
@@ -247,21 +309,148 @@ class Solver:
             return 1
 
     async def hint(self, game_id: str, player_id: str) -> dict[str, Any]:
+        """A hint for the caller's game in play: the next move of the winning line kept with
+        the game while the player is on it (no search), else a search in a worker; a new
+        exact winning line found is kept (``GameCoach``), so following hints wins."""
         state_text, version = await to_thread.run_sync(self.hint_position, game_id, player_id)
-        answer = await self.pool.run(
-            self.hint_seconds + BUSY_SLACK_SECONDS, hint_job, state_text, self.hint_seconds
-        )
+        answer = await to_thread.run_sync(self.kept_line, game_id, state_text)
+        if answer is None:
+            answer = await self.pool.run(
+                self.hint_seconds + BUSY_SLACK_SECONDS, hint_job, state_text, self.hint_seconds
+            )
+            if answer is not None and answer.get("line"):
+                await to_thread.run_sync(self.keep_line, game_id, state_text, answer["line"])
         if answer is None:
             answer = {
                 "move": None,
                 "outcome": Outcome.UNKNOWN.value,
                 "exact": False,
                 "message": "The solver is busy: no hint this time. Try again in a moment.",
+                "chance": None,
             }
             hints = await to_thread.run_sync(self.hints_used, game_id)
         else:
             hints = await to_thread.run_sync(self.record_hint, game_id)
+        answer.pop("line", None)
         return {**answer, "version": version, "hints_used": hints, "casual": hints > 0}
+
+    def kept_line(self, game_id: str, state_text: str) -> dict[str, Any] | None:
+        """The hint from the winning line kept with the game, if the position is on it."""
+        with self.sessions() as db:
+            row = db.get(GameCoach, game_id)
+            if row is None or not row.line or not row.line_start:
+                return None
+            start, line_text = row.line_start, row.line
+        try:
+            rest = follow(
+                loads(start), [Move.parse(m) for m in line_text.split()], loads(state_text)
+            )
+        except ValueError:  # a line kept by an older engine that no longer reads: search again
+            return None
+        if not rest:
+            return None
+        move = rest[0]
+        return {
+            "move": {"from": move.source, "to": move.target, "count": move.count},
+            "outcome": Outcome.WINNABLE.value,
+            "exact": True,
+            "message": "This position can be won: try this move (the winning line continues).",
+            "chance": None,
+        }
+
+    def keep_line(self, game_id: str, state_text: str, line: list[str]) -> None:
+        """Keeps a winning line found from ``state_text`` with the game (replacing the last)."""
+        with suppress(IntegrityError), self.sessions.begin() as db:
+            row = db.get(GameCoach, game_id, with_for_update=True)
+            if row is None:
+                row = GameCoach(game_id=game_id, updated_at=now())
+                db.add(row)
+            row.line_start, row.line, row.updated_at = state_text, " ".join(line), now()
+
+    # -- analysis of finished games -------------------------------------------------------
+
+    async def analysis(self, game_id: str, viewer: str | None) -> dict[str, Any]:
+        """Where a finished game slipped (contract v3, "analysis"): for whoever may see the
+        game's solution (``Games.analysis_source``: the same gate, so the seal applies too).
+        A decided answer is stored with the game; an undecided one is searched again next
+        time (the machine may be quieter)."""
+        slug, number, moves = await to_thread.run_sync(self.games.analysis_source, game_id, viewer)
+        stored = await to_thread.run_sync(self.stored_analysis, game_id)
+        if stored is not None:
+            return stored
+        known = await to_thread.run_sync(self.verdict, slug, number)
+        outcome = None if known is None else ("winnable" if known else "lost")
+        answer: dict[str, Any] | None = await self.pool.run(
+            self.analysis_seconds + BUSY_SLACK_SECONDS,
+            analysis_job,
+            slug,
+            number,
+            self.deal_key,
+            moves,
+            outcome,
+            self.analysis_seconds,
+        )
+        if answer is None:
+            return undecided_analysis(known)
+        if answer["decided"]:
+            await to_thread.run_sync(self.store_analysis, game_id, answer)
+        return answer
+
+    def stored_analysis(self, game_id: str) -> dict[str, Any] | None:
+        with self.sessions() as db:
+            text = db.scalar(select(GameCoach.analysis).where(GameCoach.game_id == game_id))
+        if text is None:
+            return None
+        found: dict[str, Any] = json.loads(text)
+        return found
+
+    def store_analysis(self, game_id: str, answer: dict[str, Any]) -> None:
+        with suppress(IntegrityError), self.sessions.begin() as db:
+            row = db.get(GameCoach, game_id, with_for_update=True)
+            if row is None:
+                row = GameCoach(game_id=game_id, updated_at=now())
+                db.add(row)
+            row.analysis, row.updated_at = json.dumps(answer), now()
+
+    async def try_again(self, game_id: str, viewer: str) -> GameView:
+        """ "Try again from here": a new casual game of the finished game's deal for the caller,
+        replayed (as ordinary logged moves) to just before the slip its analysis names."""
+        found = await self.analysis(game_id, viewer)
+        slip = found.get("slip")
+        if not slip:
+            raise NoSlip(
+                "The analysis names no slip in this game (it was won, the deal could not be "
+                "won, or the solver has not decided yet): start the deal afresh instead."
+            )
+        slug, number, moves = await to_thread.run_sync(self.games.analysis_source, game_id, viewer)
+        return await to_thread.run_sync(
+            self._replayed_game, viewer, slug, number, moves[: int(slip["ply"]) - 1]
+        )
+
+    def slip_words(
+        self, game_id: str, viewer: str | None, ply: int, better: str
+    ) -> tuple[str, str]:
+        """The slip's move and the better move, in a player's words (through the same gate)."""
+        slug, number, moves = self.games.analysis_source(game_id, viewer)
+        if not 1 <= ply <= len(moves):
+            raise InvalidRequest("That move is not in the game.")
+        rules = get_ruleset(slug)
+        before = rules.replay(
+            rules.deal(number, self.deal_key), [Move.parse(m) for m in moves[: ply - 1]]
+        )
+        played = rules.replay_words(before, [moves[ply - 1]])[0]
+        instead = rules.replay_words(before, [better])[0]
+        return played, instead
+
+    def _replayed_game(self, player_id: str, slug: str, number: int, moves: list[str]) -> GameView:
+        view = self.games.start(player_id, slug, number)
+        game_id = view.record.id
+        version = view.record.version
+        for text in moves:
+            version = self.games.move(
+                game_id, player_id, Move.parse(text), version
+            ).view.record.version
+        return self.games.get(game_id, player_id)
 
     def _own_game(self, game_id: str, player_id: str) -> GameView:
         if not _plausible(game_id):
@@ -432,25 +621,36 @@ class Solver:
         *,
         nodes: int = CERTIFY_NODES,
         seconds: float = CERTIFY_SECONDS,
+        max_deals: int | None = None,
+        max_seconds: float | None = None,
         progress: Callable[[int, int, Verdict | None], None] | None = None,
+        clock: Callable[[], float] = time.monotonic,
     ) -> int:
-        """Judge deals until the pool of ``slug`` holds ``count`` certified winnable deals.
+        """Judge deals until the pool of ``slug`` holds ``count`` certified winnable deals, or
+        ``max_deals`` deals have been judged in this run (default: 20 per deal wanted), or
+        ``max_seconds`` have passed: it always ends (Quadruple Interchange's solver decides
+        few deals, so its pool may stay short of ``count``).
 
         Every verdict is stored as soon as it is found, so an interrupted run resumes where it
         stopped. Returns the pool's size.
         """
         if slug not in GAMES:
             raise InvalidRequest(f"There is no game called {slug!r}.")
+        limit = max_deals if max_deals is not None else max(20 * count, 100)
+        ends = None if max_seconds is None else clock() + max_seconds
         have = self.pool_size(slug)
         if progress:
             progress(have, count, None)
         number = self.next_candidate(slug)
-        while have < count:
+        judged = 0
+        while have < count and judged < limit and (ends is None or clock() < ends):
+            left = seconds if ends is None else max(0.1, min(seconds, ends - clock()))
             verdict = self._decided(slug, number) or judge_deal(
-                slug, number, self.deal_key, nodes, seconds
+                slug, number, self.deal_key, nodes, left
             )
             self.store(verdict, certified=True)
             number += 1
+            judged += 1
             have += verdict.outcome is Outcome.WINNABLE
             if progress:
                 progress(have, count, verdict)
@@ -478,19 +678,36 @@ class Solver:
         return games
 
     def start_winnable(self, player_id: str, slug: str) -> GameView:
-        """A casual game of a deal drawn from the certified pool."""
+        """A casual game of a deal drawn from the certified pool, never one of a deal the
+        caller has a game of already (in play, or finished: contract v3)."""
         try:
             get_ruleset(slug)
         except UnknownGame as exc:
             raise InvalidRequest(str(exc)) from None
+        mine = select(Game.deal).where(Game.player_id == player_id, Game.game == slug)
         with self.sessions() as db:
+            pool = self.pool_size(slug)
             deals = db.scalars(
-                select(DealVerdict.deal).where(DealVerdict.game == slug, DealVerdict.certified)
+                select(DealVerdict.deal).where(
+                    DealVerdict.game == slug, DealVerdict.certified, DealVerdict.deal.not_in(mine)
+                )
             ).all()
-        if not deals:
+        name = GAMES[slug].name
+        if not pool:
             raise NoCertifiedDeals(
-                f"No {GAMES[slug].name} deal has been certified winnable yet "
-                f"(an operator runs: python -m app.cli certify --game {slug} --count N)."
+                f"No {name} deal has been certified winnable yet"
+                + (
+                    ": the solver rarely decides a Quadruple Interchange deal within its "
+                    "budget, so this pool is empty until an operator certifies some "
+                    if slug == "quadruple-interchange"
+                    else " "
+                )
+                + f"(an operator runs: python -m app.cli certify --game {slug} --count N)."
+            )
+        if not deals:
+            raise NoCertifiedDealsLeft(
+                f"You have played every {name} deal certified winnable so far ({pool}); "
+                "more are certified by an operator."
             )
         return self.games.start(player_id, slug, self._rng.choice(deals))
 

@@ -7,7 +7,7 @@ from the cards the player can see.
 """
 
 from app.engine import State
-from app.solver.hints import Hint, hint, visible_only
+from app.solver.hints import ESTIMATE, Hint, arrangements, follow, hint, visible_only
 from app.solver.models import model_for
 from app.solver.search import Budget, Outcome, Result, shorten, solve_piles, solve_state
 
@@ -18,10 +18,13 @@ def solve(state: State, budget: Budget | None = None, *, short: bool = True) -> 
 
 
 __all__ = [
+    "ESTIMATE",
     "Budget",
     "Hint",
     "Outcome",
     "Result",
+    "arrangements",
+    "follow",
     "hint",
     "model_for",
     "shorten",

@@ -1,34 +1,60 @@
-"""Hints that never use a card the player cannot see.
+"""Hints that never use a card the player cannot see, and that lead somewhere.
 
 - **Nothing hidden** (Castle's End always; the other games once no face-down card is left and
   the stock is empty or has been turned over at least once — a redeal needs an empty stock,
   so every card then in the stock has been seen face up, in that order): the hint is exact,
-  the first move of a winning line, or "this position can no longer be won".
+  the first move of a winning line, or "this position can no longer be won". The whole line
+  comes back with it (``Hint.line``): the services keep it with the game and continue it while
+  the player follows it (``follow``), so following hint after hint wins and never cycles.
 - **Cards hidden**: the hidden cards are first replaced by the same cards in a fixed order
-  (``visible_only``), so nothing below can depend on where they really are. A breadth-first
-  search then follows only moves that show no hidden card; a move that does show one (a deal,
-  a refill from the stock, a card turning up) ends its line, counted for what it visibly
-  achieves. The hint is the first move of the shortest line that puts the most cards on the
-  foundations; when no line adds any, there is no hint, and the hint says so.
+  (``visible_only``), so nothing below can depend on where they really are. Then ``samples``
+  arrangements of those cards are drawn with a generator seeded from that visible position
+  only (``sample_seed``), each arrangement is searched with every card known, and the hint is
+  the move that starts the most wins among them (dealing and redealing are moves like any
+  other), with ``chance`` the share of arrangements the search won. When no arrangement is
+  won within the budget the hint still names a move: the first of the shortest line of
+  visible moves that puts the most cards on the foundations, else the search model's first
+  choice. There is no move only when no legal move exists.
 """
 
 from __future__ import annotations
 
-from collections import deque
-from collections.abc import Hashable
+import hashlib
+from collections import Counter, deque
+from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
+from typing import Literal
 
-from app.engine import Move, State, get_ruleset
+from app.engine import IllegalMove, Move, State, dumps, get_ruleset
 from app.solver.models import model_for
-from app.solver.search import Budget, Mv, Outcome, Piles, encoded, solve_state, to_moves
+from app.solver.search import (
+    Budget,
+    Mv,
+    Outcome,
+    Piles,
+    encoded,
+    shorten,
+    solve_piles,
+    solve_state,
+    to_moves,
+)
+
+ESTIMATE: Literal["estimate"] = "estimate"
+# Arrangements of the hidden cards searched for one hint (the node budget is shared out).
+SAMPLES = 8
 
 
 @dataclass(frozen=True, slots=True)
 class Hint:
     move: Move | None
-    outcome: Outcome
+    outcome: Outcome | Literal["estimate"]
     exact: bool  # True: nothing is hidden and the outcome is the solver's answer
     message: str
+    # Exact and winnable: the winning line found, ``move`` first (kept with the game).
+    line: tuple[Move, ...] = ()
+    # Estimates: the share of the sampled arrangements of the hidden cards the search won.
+    chance: float | None = None
+    samples: int = 0
 
 
 def stock_hidden(state: State) -> bool:
@@ -68,20 +94,39 @@ def visible_only(state: State) -> State:
     return State(state.game, tuple(piles), state.redeals)
 
 
-def hint(state: State, budget: Budget | None = None) -> Hint:
+def hint(state: State, budget: Budget | None = None, *, samples: int = SAMPLES) -> Hint:
     budget = budget or Budget(nodes=50_000)
     if fully_visible(state):
         return _exact(state, budget)
-    return _visible(state, budget)
+    return _estimate(state, budget, samples)
+
+
+def follow(start: State, line: Sequence[Move], state: State) -> tuple[Move, ...] | None:
+    """The rest of a kept winning line from ``state``, if ``state`` is one of the positions the
+    line passes through from ``start`` (before its end); None when the player has left it."""
+    rules = get_ruleset(start.game)
+    if start.game != state.game:
+        return None
+    at = start
+    for i, move in enumerate(line):
+        if at == state:
+            return tuple(line[i:])
+        try:
+            at = rules.apply(at, move)
+        except IllegalMove:
+            return None
+    return None
 
 
 def _exact(state: State, budget: Budget) -> Hint:
-    result = solve_state(model_for(state.game), state, budget, short=False)
+    model = model_for(state.game)
+    result = solve_state(model, state, budget, short=False)
     if result.outcome is Outcome.WINNABLE:
         if not result.moves:
             return Hint(None, Outcome.WINNABLE, True, "This game is already won.")
+        line = _short_line(state, result.moves, result.path)
         return Hint(
-            result.moves[0], Outcome.WINNABLE, True, "This position can be won: try this move."
+            line[0], Outcome.WINNABLE, True, "This position can be won: try this move.", line=line
         )
     if result.outcome is Outcome.LOST:
         return Hint(None, Outcome.LOST, True, "This position can no longer be won.")
@@ -91,6 +136,187 @@ def _exact(state: State, budget: Budget) -> Hint:
         False,
         "The solver could not decide this position within its time: no hint this time.",
     )
+
+
+def _short_line(state: State, moves: tuple[Move, ...], path: Sequence[Mv]) -> tuple[Move, ...]:
+    """The line with its detours cut out (``shorten``'s shortcuts only: cheap; Castle's End
+    deal 8's first line of 2,584 moves becomes 231, under the game's move cap), if it still
+    wins through the engine; else the line as found. The hint given is the kept line's first
+    move either way."""
+    model = model_for(state.game)
+    rules = get_ruleset(state.game)
+    try:
+        short = to_moves(model, shorten(model, state.piles, state.redeals, path, drop_limit=0))
+        if short and rules.is_won(rules.replay(state, short)):
+            return short
+    except (IllegalMove, ValueError):
+        pass
+    return moves
+
+
+def sample_seed(masked: State) -> bytes:
+    """The sampler's seed: a digest of the visible position (hidden cards in a fixed order)."""
+    return hashlib.sha256(dumps(masked).encode()).digest()
+
+
+class _Stream:
+    """A deterministic stream of numbers from a seed, as the deals draw theirs (rules.md §1):
+    block i is SHA-256(seed ‖ i); each draw takes 8 bytes; ``below`` rejects to stay uniform.
+    (The solver uses no global or library randomness.)"""
+
+    def __init__(self, seed: bytes) -> None:
+        self.seed, self.block, self.buffer = seed, 0, b""
+
+    def _u64(self) -> int:
+        if len(self.buffer) < 8:
+            self.buffer += hashlib.sha256(self.seed + self.block.to_bytes(8, "big")).digest()
+            self.block += 1
+        value, self.buffer = int.from_bytes(self.buffer[:8], "big"), self.buffer[8:]
+        return value
+
+    def below(self, m: int) -> int:
+        limit = 2**64 - (2**64 % m)
+        while True:
+            u = self._u64()
+            if u < limit:
+                return u % m
+
+    def shuffle(self, items: list[int]) -> None:
+        for i in range(len(items) - 1, 0, -1):
+            j = self.below(i + 1)
+            items[i], items[j] = items[j], items[i]
+
+
+def arrangements(state: State, count: int) -> list[State]:
+    """``count`` arrangements of ``state``'s hidden cards, each consistent with what the player
+    has seen (the same cards hidden in the same places, in another order), drawn from the
+    visible position only: equal views give equal arrangements, whatever the real order."""
+    rules = get_ruleset(state.game)
+    masked = visible_only(state)
+    hide_stock = stock_hidden(state)
+    hidden = [~c for pile in masked.piles for c in pile if c < 0]
+    if hide_stock:
+        hidden += list(masked.piles[rules.stock])
+    rng = _Stream(sample_seed(masked))
+    out: list[State] = []
+    for _ in range(count):
+        order = hidden[:]
+        rng.shuffle(order)
+        it = iter(order)
+        piles: list[tuple[int, ...]] = []
+        for i, pile in enumerate(masked.piles):
+            if i == rules.stock and hide_stock:
+                piles.append(())  # filled below, after every face-down place
+            else:
+                piles.append(tuple(~next(it) if c < 0 else c for c in pile))
+        if hide_stock:
+            piles[rules.stock] = tuple(it)
+        out.append(State(state.game, tuple(piles), state.redeals))
+    return out
+
+
+def _estimate(state: State, budget: Budget, samples: int) -> Hint:
+    """A hint from sampled arrangements of the hidden cards (see the module docstring)."""
+    rules = get_ruleset(state.game)
+    legal = rules.legal_moves(state)  # public: legality depends on visible cards only
+    if not legal:
+        return Hint(None, ESTIMATE, False, "No legal move is left.", chance=0.0)
+    legal = _onward(visible_only(state), legal)
+    model = model_for(state.game)
+    samples = max(1, samples)
+    each = max(1, budget.nodes // samples)
+    votes: Counter[Move] = Counter()
+    won = searched = 0
+    for arrangement in arrangements(state, samples):
+        if searched and budget.out_of_time is not None and budget.out_of_time():
+            break  # out of time: the arrangements searched so far answer
+        result = solve_piles(
+            model,
+            arrangement.piles,
+            arrangement.redeals,
+            Budget(each, budget.out_of_time, budget.check_every),
+        )
+        searched += 1
+        if result.outcome is Outcome.WINNABLE and result.path:
+            won += 1
+            first = to_moves(model, result.path[:1])[0]
+            if first in legal:
+                votes[first] += 1
+    chance = won / searched
+    ways = "arrangement" if searched == 1 else "arrangements"
+    meaning = (
+        f"The chance is the share of {searched} random {ways} of the cards you cannot see "
+        "(each consistent with everything you have seen) in which the solver found a win; "
+        "it never looks at where those cards really are."
+    )
+    if votes:
+        best = max(votes.values())
+        move = next(m for m in legal if votes[m] == best)
+        return Hint(
+            move,
+            ESTIMATE,
+            False,
+            f"Estimated chance of winning: {chance:.0%}. This move starts the most of those "
+            f"wins. {meaning}",
+            chance=chance,
+            samples=searched,
+        )
+    move, why = _fallback(state, legal)
+    return Hint(
+        move,
+        ESTIMATE,
+        False,
+        f"Estimated chance of winning: {chance:.0%} (the solver found no win within its "
+        f"budget). {why} {meaning}",
+        chance=chance,
+        samples=searched,
+    )
+
+
+def _onward(masked: State, legal: list[Move]) -> list[Move]:
+    """The legal moves without the *uphill* reversible ones: a move that the opposite move
+    undoes at once (a card traded between two piles) is offered only towards the position
+    that comes first in a fixed order of visible positions. Guesses of two neighbouring
+    positions can then never send a card back and forth: of A → B and B → A only one is
+    downhill. Computed on the visible position only (``masked``); a move that shows a hidden
+    card is never reversible."""
+    rules = get_ruleset(masked.game)
+    here = dumps(masked)
+    out: list[Move] = []
+    for move in legal:
+        after = rules.apply(masked, move)
+        back = Move(move.target, move.source, move.count)
+        reversible = back in rules.legal_moves(after) and rules.apply(after, back) == masked
+        if reversible and dumps(after) > here:
+            continue  # uphill
+        out.append(move)
+    return out or legal
+
+
+def _fallback(state: State, legal: list[Move]) -> tuple[Move, str]:
+    """A move when no sampled arrangement was won: the start of the shortest visible line that
+    puts the most cards on the foundations, else a deal or redeal, else the search model's
+    first choice, else the first legal move."""
+    rules = get_ruleset(state.game)
+    # Moves off a foundation (Patriarchs' transfers) only when nothing else is legal: two
+    # guesses in a row would otherwise trade a card back and forth for ever.
+    onward = [m for m in legal if rules.pile_index(m.source) not in rules.foundations]
+    legal = onward or legal
+    given = _visible(state, Budget(nodes=5_000))
+    if given.move is not None and given.move in legal:
+        return given.move, "This move starts the shortest line that puts more cards home."
+    # Nothing shows a way home: deal (or redeal). The stock only shrinks and redeals are
+    # limited, so guesses like this never go round in circles.
+    for move in legal:
+        if move.source == "stock" or move.target == "stock":
+            return move, "Nothing you can see leads home: deal from the stock."
+    model = model_for(state.game)
+    masked = visible_only(state)
+    for mv, _, _ in model.children(encoded(model, masked.piles), masked.redeals):
+        first = to_moves(model, [mv[:3]])[0]
+        if first in legal:
+            return first, "This is the solver's first choice from what you can see."
+    return legal[0], "This is a legal move; nothing better shows."
 
 
 def _visible(state: State, budget: Budget) -> Hint:

@@ -14,6 +14,7 @@ from app.services.games import MoveOutcome
 from app.web.deps import ApiPlayer, ApiViewer, DealsDep, GamesDep, PlayersDep, SolverDep
 from app.web.ratelimit import limit_player, limits_of
 from app.web.schemas import (
+    AnalysisAnswer,
     DealAnswer,
     GameSlug,
     GameState,
@@ -131,6 +132,32 @@ async def game_hint(game_id: GameId, player: ApiPlayer, solver: SolverDep) -> JS
     """A hint for the caller's own game in play (contract.md, Solver). Hints never use
     hidden cards; the game is casual from its first hint on."""
     return answer(HintAnswer.model_validate(await solver.hint(game_id, player)))
+
+
+@router.get(
+    "/games/{game_id}/analysis",
+    response_model=AnalysisAnswer,
+    responses=errors_of(401, 403, 404, 409),
+)
+async def game_analysis(game_id: GameId, viewer: ApiViewer, solver: SolverDep) -> JSONBytes:
+    """Where a finished game slipped (contract v3): for whoever may see its solution (the
+    owner, or a player who has finished the deal; subject to the seal)."""
+    return answer(AnalysisAnswer.model_validate(await solver.analysis(game_id, viewer)))
+
+
+@router.post(
+    "/games/{game_id}/try-again",
+    status_code=201,
+    response_model=GameState,
+    responses=errors_of(401, 403, 404, 409, 429),
+)
+async def try_again(
+    request: Request, game_id: GameId, player: ApiPlayer, solver: SolverDep
+) -> JSONBytes:
+    """ "Try again from here": a new casual game of the finished game's deal, replayed to just
+    before the slip its analysis names (409 ``no_slip`` when it names none)."""
+    limit_player(request, "games", player)
+    return state_response(await solver.try_again(game_id, player), 201)
 
 
 @router.get("/games/{game_id}", response_model=GameState, responses=errors_of(401, 403, 404))

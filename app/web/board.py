@@ -219,6 +219,8 @@ def status_context(view: GameView) -> dict[str, Any]:
             # winnable deal, its solution as a replay.
             "winnable": view.deal_winnable,
             "solution_path": f"/games/{g.id}/solution" if view.deal_winnable else None,
+            # Where the game slipped (issue #22): for whoever sees the game whole.
+            "analysis_path": None if view.masked else f"/games/{g.id}/analysis",
             "title": "You won!" if won else "Game over",
             "text": (
                 f"{moves} in {clock_text(elapsed)}."

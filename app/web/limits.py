@@ -28,7 +28,7 @@ from app.metrics import SHED
 
 _REPLAY = re.compile(r"^/(?:api/)?games/[^/]+/(?:replay|solution)$")  # cost grows with the line
 _EXPENSIVE = re.compile(
-    r"^/(?:api/)?games/[^/]+/(?:replay|solution)$|^/(?:api/)?leaderboard$|^/players/"
+    r"^/(?:api/)?games/[^/]+/(?:replay|solution|analysis)$|^/(?:api/)?leaderboard$|^/players/"
     r"|^/api/players/[^/]+$|^/deal/|^/api/deals/"
 )
 _FREE = ("/static/", "/healthz", "/metrics")  # no database work, or a thread of their own

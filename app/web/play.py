@@ -19,8 +19,8 @@ from fastapi import APIRouter, Form, Query, Request
 from fastapi.responses import RedirectResponse, Response
 from starlette.concurrency import run_in_threadpool
 
-from app.engine import GAMES, Card, InvalidMove, Move
-from app.services.errors import DealInPlay, NoCertifiedDeals, ServiceError
+from app.engine import Card, InvalidMove, Move
+from app.services.errors import DealInPlay, NoCertifiedDeals, NoCertifiedDealsLeft, ServiceError
 from app.services.games import Games, GameView, Played
 from app.web.board import pile_views, status_context
 from app.web.deps import BrowserPlayer, GamesDep, SolverDep, ViewerDep
@@ -60,12 +60,13 @@ def start(
             view = solver.start_winnable(player, game)
         else:
             view = games.start(player, game, number)
-    except NoCertifiedDeals:
+    except NoCertifiedDeals as exc:
         return _not_started(  # (raised only for a known game)
             request,
-            "No winnable deal yet",
-            f"No {GAMES[game].name} deal has been certified winnable yet. Start a rated game, "
-            "or play a deal by its number.",
+            "No winnable deal left"
+            if isinstance(exc, NoCertifiedDealsLeft)
+            else "No winnable deal yet",
+            f"{exc.message} Start a rated game, or play a deal by its number.",
             409,
         )
     except DealInPlay as exc:  # one unfinished game per deal: take the player back to it

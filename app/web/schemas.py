@@ -265,12 +265,35 @@ class MoveOut(Answer):
 
 class HintAnswer(Answer):
     move: MoveOut | None = Field(description="The move to play, or null.")
-    outcome: Literal["winnable", "lost", "unknown"]
+    outcome: Literal["winnable", "lost", "unknown", "estimate"]
     exact: bool = Field(description="true: nothing is hidden and the outcome is the solver's")
     message: str
+    chance: float | None = Field(
+        default=None,
+        description="estimate only: the share (0.0-1.0) of sampled arrangements of the hidden "
+        "cards, consistent with everything the player has seen, that the search wins",
+    )
     version: int = Field(description="the game version the hint is for")
     hints_used: int
     casual: bool = Field(description="a hinted game is casual from the first hint on")
+
+
+class SlipOut(Answer):
+    ply: int = Field(description="1-based number of the move (in force) that lost the deal")
+    move: MoveOut = Field(description="the move played there")
+    better: MoveOut = Field(description="a move from the same position that keeps it winnable")
+
+
+class AnalysisAnswer(Answer):
+    deal_winnable: bool | None = Field(description="the deal, every card known; null: undecided")
+    slip: SlipOut | None = Field(
+        description="the first move after which the game could no longer be won, from a "
+        "position that could; null when won, never winnable, or undecided"
+    )
+    knowing: Literal["visible", "all"] = Field(description="what the analysis knew: all cards")
+    decided: bool = Field(
+        description="false: a search was cut short by its budget; the analysis is undecided"
+    )
 
 
 # -- replays and the deal of the day --------------------------------------------------------

@@ -63,6 +63,7 @@ def test_a_lost_castles_end_deal_is_said_to_be_lost(api: TestClient) -> None:
         "outcome": "lost",
         "exact": True,
         "message": "This position can no longer be won.",
+        "chance": None,
         "version": 0,
         "hints_used": 1,
         "casual": True,
@@ -73,9 +74,10 @@ def test_a_lost_castles_end_deal_is_said_to_be_lost(api: TestClient) -> None:
 def test_a_hidden_card_hint_is_never_exact(api: TestClient, slug: str) -> None:
     game = start(api, slug, 1)
     answer = hint_of(api, game["id"])
-    assert answer["outcome"] == "unknown" and answer["exact"] is False
-    assert answer["move"] is None or answer["move"] in game["legal_moves"]
-    assert answer["message"]
+    assert answer["outcome"] == "estimate" and answer["exact"] is False
+    assert answer["move"] in game["legal_moves"]  # always a move while one is legal
+    assert 0 <= answer["chance"] <= 1
+    assert "chance" in answer["message"]
 
 
 def test_the_first_hint_makes_a_rated_game_casual(api: TestClient, app: FastAPI) -> None:

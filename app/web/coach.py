@@ -1,0 +1,53 @@
+"""The coach's pages: where a finished game slipped, and "Try again from here" (issue #22).
+
+The JSON twins are in app/web/api.py (``/api/games/{id}/analysis`` and ``/try-again``).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import APIRouter, Request
+from fastapi.responses import RedirectResponse, Response
+from starlette.concurrency import run_in_threadpool
+
+from app.services.errors import DealInPlay
+from app.web.deps import BrowserPlayer, SolverDep, ViewerDep
+from app.web.htmx import is_htmx, vary_on_htmx
+from app.web.templating import render
+
+router = APIRouter()
+
+
+@router.get("/games/{game_id}/analysis")
+async def analysis_page(
+    request: Request, game_id: str, viewer: ViewerDep, solver: SolverDep
+) -> Response:
+    """The analysis of a finished game: a fragment for the finished board (loaded by HTMX
+    once the board shows), or a page of its own without JavaScript."""
+    found = await solver.analysis(game_id, viewer)
+    context: dict[str, Any] = {"analysis": found, "game_id": game_id}
+    slip = found.get("slip")
+    if slip:
+        better = slip["better"]
+        notation = f"{better['from']}-{better['to']}" + (
+            f"/{better['count']}" if better["count"] > 1 else ""
+        )
+        played, instead = await run_in_threadpool(
+            solver.slip_words, game_id, viewer, int(slip["ply"]), notation
+        )
+        context |= {"played": played, "instead": instead}
+    template = "components/analysis.html" if is_htmx(request) else "pages/analysis.html"
+    return vary_on_htmx(render(request, template, context))
+
+
+@router.post("/games/{game_id}/try-again")
+async def try_again(
+    request: Request, game_id: str, player: BrowserPlayer, solver: SolverDep
+) -> Response:
+    """ "Try again from here": a new casual game of the deal, just before the slip."""
+    try:
+        view = await solver.try_again(game_id, player)
+    except DealInPlay as exc:  # one unfinished game per deal: take the player back to it
+        return RedirectResponse(f"/games/{exc.game_id}", status_code=303)
+    return RedirectResponse(f"/games/{view.record.id}", status_code=303)
