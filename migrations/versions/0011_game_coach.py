@@ -5,7 +5,7 @@ it starts from), continued while the player follows it, and the stored analysis 
 once it has ended (issue #22).
 
 Revision ID: 0011
-Revises: 0009
+Revises: 0010
 Create Date: 2026-11-25 16:30:00.000000
 """
 
@@ -15,7 +15,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision: str = "0011"
-down_revision: str | None = "0009"
+down_revision: str | None = "0010"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 
