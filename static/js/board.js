@@ -302,6 +302,17 @@
     return best;
   }
 
+  // A table wider than the screen (the big tables on a phone) scrolls while a dragged card is
+  // held near its left or right edge, so every pile can be reached in one drag.
+  const scroller = table.closest(".board-wrap");
+  function edgeScroll(x) {
+    if (!scroller || scroller.scrollWidth <= scroller.clientWidth) return;
+    const r = scroller.getBoundingClientRect();
+    const edge = Math.min(36, r.width / 8);
+    if (x < r.left + edge) scroller.scrollLeft -= 14;
+    else if (x > r.right - edge) scroller.scrollLeft += 14;
+  }
+
   window.addEventListener(
     "pointermove",
     (e) => {
@@ -315,6 +326,7 @@
         }
       }
       e.preventDefault();
+      edgeScroll(e.clientX);
       drag.ghost.style.left = e.clientX - drag.dx + "px";
       drag.ghost.style.top = e.clientY - drag.dy + "px";
       const over = pileUnder(drag.ghost);
@@ -340,8 +352,14 @@
     const origin = ghost.firstElementChild.getBoundingClientRect();
     ghost.remove();
     drag = null;
-    if (over && picked) submit(picked.pile, idOf(over), picked.count, origin);
-    else cancel(true);
+    if (over && picked) {
+      submit(picked.pile, idOf(over), picked.count, origin);
+    } else if (picked) {
+      // A drag that cannot land says why, and the card goes back.
+      const what = names(pileEl(picked.pile), picked.count);
+      cancel(true);
+      say(`${what} was dropped off the piles: it is back where it was. Drop it on a pile.`, true);
+    }
   });
 
   window.addEventListener("pointercancel", () => {
@@ -350,6 +368,7 @@
       drag.ghost.remove();
       drag = null;
       cancel(true);
+      say("The browser took that drag for a scroll: the card is back. Try again from the card's face.", true);
     }
   });
 
