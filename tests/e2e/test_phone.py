@@ -4,7 +4,9 @@ Resign in reach."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 from playwright.sync_api import Browser, BrowserContext, CDPSession, Page, expect
@@ -82,3 +84,50 @@ def test_a_finger_drags_the_waste_card_to_a_foundation(phone: BrowserContext, sl
     touch_drag(cdp, start, (start[0], 835))
     expect(page.locator("#announce")).to_contain_text("dropped off the piles")
     assert version(page) == 3 and page.url == url
+
+
+FITS = "() => document.documentElement.scrollWidth <= document.documentElement.clientWidth"
+
+
+def test_a_race_on_two_phones_fits_and_resign_is_in_reach(
+    browser: Browser, server: Server, screenshots: Path
+) -> None:
+    host, guest = (
+        browser.new_context(
+            base_url=server.url, viewport=PHONE, has_touch=True, is_mobile=True  # type: ignore[arg-type]
+        )
+        for _ in range(2)
+    )
+    try:
+        a, b = host.new_page(), guest.new_page()
+        for p in (a, b):
+            p.set_default_timeout(30_000)
+        a.goto("/")
+        card = a.locator(".game-card", has_text="Quadruple Interchange")
+        card.get_by_role("button", name="Race friends (new room)").click()
+        a.wait_for_url(re_room := re.compile(r"/rooms/[A-Z0-9]{6}$"))
+        link = a.url
+        b.goto(link)
+        b.get_by_role("button", name="Join this room").click()
+        b.wait_for_url(re_room)
+        expect(a.locator("#room-members > li")).to_have_count(2)
+        a.get_by_role("button", name="Start the race").click()
+        a.wait_for_selector("#my-board")
+        expect(b.locator("#my-board")).to_be_visible()
+        for p in (a, b):
+            assert p.evaluate(FITS), f"room page {p.evaluate('document.documentElement.scrollWidth')} px"
+        b.screenshot(path=screenshots / "phone-room.png", animations="disabled")
+        a.locator("#my-board").click()
+        a.wait_for_selector("#game-status")
+        assert a.evaluate(FITS), "race board wider than the phone"
+        # The opponents' progress is in view while playing, without scrolling.
+        strip = a.locator(".race-panel .racers")
+        expect(strip).to_be_in_viewport()
+        assert strip.locator("> li").count() == 2
+        a.screenshot(path=screenshots / "phone-race-board.png", animations="disabled")
+        a.once("dialog", lambda dialog: dialog.accept())
+        a.get_by_role("button", name="Resign").click()
+        expect(a.locator("#game-status")).to_have_class(re.compile("lost"))
+    finally:
+        host.close()
+        guest.close()
