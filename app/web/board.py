@@ -189,7 +189,9 @@ def clock_text(seconds: int) -> str:
     return f"{hours}:{minutes:02d}:{secs:02d}" if hours else f"{minutes}:{secs:02d}"
 
 
-def status_context(view: GameView) -> dict[str, Any]:
+def status_context(view: GameView, owner: bool = True) -> dict[str, Any]:
+    """What the status bar and the end-of-game panel show. ``owner``: the viewer is the game's
+    player (someone else, a spectator say, is not offered to play "this deal again")."""
     g, rules, state = view.record, view.rules, view.state
     base = rules.base_rank(state)
     redeals = rules.redeals_left(state)
@@ -240,6 +242,15 @@ def status_context(view: GameView) -> dict[str, Any]:
         "moves": g.moves,
         "undos": g.undos,
         "can_undo": g.can_undo and not view.finished,
+        # Why Undo is greyed, for the player who presses it anyway.
+        "undo_why": (
+            ""
+            if g.can_undo or view.finished
+            else "There is no move to take back yet."
+            if g.moves == 0
+            else "Undo is off: your last move turned up a card you had not seen, and a card once "
+            "seen cannot be unseen."
+        ),
         "on_foundations": rules.on_foundations(state),
         "cards": rules.cards,
         "redeals_left": redeals,
@@ -261,5 +272,6 @@ def status_context(view: GameView) -> dict[str, Any]:
         "running": g.first_move_at is not None and not view.finished,
         "finished": view.finished,
         "summary": summary,
+        "owner": owner,
         "share_path": f"/deal/{rules.slug}/{g.deal}",
     }

@@ -99,11 +99,12 @@ def board(request: Request, game_id: str, viewer: ViewerDep, games: GamesDep) ->
     view = games.get(game_id, viewer)
     flash = request.session.pop(BOARD_FLASH, None)
     said = flash if isinstance(flash, dict) and flash.get("game") == game_id else {}
-    mine = viewer is not None and view.record.player_id == viewer and not view.finished
-    status = status_context(view)
+    owner = viewer is not None and view.record.player_id == viewer
+    mine = owner and not view.finished
+    status = status_context(view, owner)
     # A race's game shows its owner the race beside the board, live (app/web/room_pages.py).
     race = (race_panel(request, view, viewer) if viewer is not None else None) or {}
-    return render(
+    response = render(
         request,
         "pages/game.html",
         {
@@ -123,6 +124,9 @@ def board(request: Request, game_id: str, viewer: ViewerDep, games: GamesDep) ->
             "nojs_moves": _moves_in_words(view, status["legal_moves"]),
         },
     )
+    # Back (or a restored tab) must show the board as it is now, not as it was first loaded.
+    response.headers["Cache-Control"] = "no-store"
+    return response
 
 
 def _moves_in_words(view: GameView, legal: list[str]) -> list[tuple[str, str]]:

@@ -149,10 +149,15 @@ def start_race(code: str, player: BrowserPlayer, rooms: RoomsDep) -> Response:
     return RedirectResponse(room.url, status_code=303)
 
 
-def _watched(rooms: Rooms, code: str, game_id: str) -> RoomView:
+def _watched(rooms: Rooms, code: str, game_id: str, view: GameView | None = None) -> RoomView:
+    """The room, if the game is a race game of it: of its current race, or (for a page still
+    open after a rematch or after the room closed) of an earlier race of the room."""
     room = rooms.get(code)
     race = room.race
-    if race is None or game_id not in race["games"].values():
+    if race is not None and game_id in race["games"].values():
+        return room
+    race_id = view.record.race_id if view is not None else None
+    if race_id is None or rooms.room_of_race(race_id).code != room.code:
         raise NotFound("That game is not in this room's race.")
     return room
 
@@ -167,8 +172,8 @@ def watch_page(
     games: GamesDep,
 ) -> Response:
     """A spectator's view of one racer's board, live; a racer of the deal gets 403."""
-    room = _watched(rooms, code, game_id)
     view = games.get(game_id, player)  # the same-deal rule: 403 for the other racers
+    room = _watched(rooms, code, game_id, view)
     return render(
         request,
         "pages/watch.html",
@@ -177,7 +182,7 @@ def watch_page(
             "game": GameHeader.of(view),
             "rules": view.rules,
             "piles": pile_views(view),
-            "status": status_context(view),
+            "status": status_context(view, view.record.player_id == player),
             "last_event": rooms.last_event_id(room.code),
         },
     )
@@ -193,14 +198,14 @@ def watch_board(
     games: GamesDep,
 ) -> Response:
     """The watched board's piles and status, for the spectator page to swap in."""
-    _watched(rooms, code, game_id)
     view = games.get(game_id, player)
+    _watched(rooms, code, game_id, view)
     return render(
         request,
         "components/watched_board.html",
         {
             "rules": view.rules,
             "piles": pile_views(view),
-            "status": status_context(view),
+            "status": status_context(view, view.record.player_id == player),
         },
     )

@@ -438,8 +438,8 @@
     const button = undoForm?.querySelector("button");
     if (!button) return;
     // While actions are on their way the button may not be up to date: the server decides.
-    if (button.disabled && !inflight && !queue.length) {
-      say("There is no move you can take back now.", true);
+    if (button.getAttribute("aria-disabled") === "true" && !inflight && !queue.length) {
+      say(statusEl()?.dataset.undoWhy || "There is no move you can take back now.", true);
       return;
     }
     cancel(true);
@@ -523,7 +523,16 @@
 
   function syncControls() {
     const button = undoForm?.querySelector("button");
-    if (button) button.disabled = statusEl()?.dataset.undo !== "1" || !inPlay();
+    if (button) {
+      const off = statusEl()?.dataset.undo !== "1" || !inPlay();
+      if (off) {
+        button.setAttribute("aria-disabled", "true");
+        button.title = statusEl()?.dataset.undoWhy || "";
+      } else {
+        button.removeAttribute("aria-disabled");
+        button.removeAttribute("title");
+      }
+    }
     startClock();
   }
 
