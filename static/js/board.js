@@ -661,13 +661,4 @@
     }, 4000);
   }
 
-  const prefsForm = document.getElementById("prefs-form");
-  prefsForm?.addEventListener("change", () => {
-    const flags = ["auto", "four", "large", "sound"].filter((n) => prefsForm.elements[n].checked);
-    document.cookie = `ph_prefs=${flags.join(".")}; path=/; max-age=${400 * 86400}; samesite=lax`;
-    document.body.classList.toggle("pref-four", flags.includes("four"));
-    document.body.classList.toggle("pref-large", flags.includes("large"));
-    document.body.classList.toggle("pref-sound", flags.includes("sound"));
-    say("Preferences saved.");
-  });
 })();

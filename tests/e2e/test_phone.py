@@ -9,14 +9,14 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from playwright.sync_api import Browser, BrowserContext, CDPSession, Page, expect
+from playwright.sync_api import Browser, BrowserContext, CDPSession, Page, ViewportSize, expect
 
 from tests.e2e.conftest import Server
 from tests.e2e.helpers import game_json, open_deal, version, wait_version
 
 pytestmark = pytest.mark.e2e
 
-PHONE = {"width": 390, "height": 844}
+PHONE: ViewportSize = {"width": 390, "height": 844}
 
 
 @pytest.fixture()
@@ -25,7 +25,7 @@ def phone(browser: Browser, server: Server) -> Iterator[BrowserContext]:
         base_url=server.url,
         viewport=PHONE,
         has_touch=True,
-        is_mobile=True,  # type: ignore[arg-type]
+        is_mobile=True,
     )
     ctx.set_default_timeout(30_000)
     yield ctx
@@ -97,7 +97,7 @@ def test_a_race_on_two_phones_fits_and_resign_is_in_reach(
             base_url=server.url,
             viewport=PHONE,
             has_touch=True,
-            is_mobile=True,  # type: ignore[arg-type]
+            is_mobile=True,
         )
         for _ in range(2)
     )
