@@ -189,7 +189,9 @@ def clock_text(seconds: int) -> str:
     return f"{hours}:{minutes:02d}:{secs:02d}" if hours else f"{minutes}:{secs:02d}"
 
 
-def status_context(view: GameView, owner: bool = True) -> dict[str, Any]:
+def status_context(
+    view: GameView, owner: bool = True, compare: list[str] | None = None
+) -> dict[str, Any]:
     """What the status bar and the end-of-game panel show. ``owner``: the viewer is the game's
     player (someone else, a spectator say, is not offered to play "this deal again")."""
     g, rules, state = view.record, view.rules, view.state
@@ -222,6 +224,8 @@ def status_context(view: GameView, owner: bool = True) -> dict[str, Any]:
             "winnable": view.deal_winnable,
             "solution_path": f"/games/{g.id}/solution" if view.deal_winnable else None,
             "title": "You won!" if won else "Game over",
+            # A win against the deal's records and the player's own (app/web/wins.py).
+            "compare": compare or [],
             "text": (
                 f"{moves} in {clock_text(elapsed)}."
                 if won

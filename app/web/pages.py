@@ -26,6 +26,7 @@ from app.web.board import (
     pile_views,
     status_context,
 )
+from app.web.charts import moves_histogram
 from app.web.deps import (
     SESSION_VERSION,
     BrowserPlayer,
@@ -43,6 +44,7 @@ from app.web.play import BOARD_FLASH
 from app.web.ratelimit import limits_of
 from app.web.room_pages import race_panel
 from app.web.templating import PREF_FLAGS, PREFS_COOKIE, PREFS_MAX_AGE, Prefs, prefs_of, render
+from app.web.wins import win_comparison
 
 router = APIRouter()
 SAFE_BACK = re.compile(r"/(?![/\\])[A-Za-z0-9/_.~%?=&-]*")
@@ -90,8 +92,14 @@ def deal_page(
 ) -> Response:
     summary = deals.summary(game, number, viewer)
     cap = duration_words(int(request.app.state.settings.idle_cap_seconds))
+    # The finished games' moves, drawn only from the list the page may show this viewer.
+    shown = summary.finished if summary.replays_open else []
+    wins = [g.moves for g in shown if g.status == "won"]
+    chart = moves_histogram("deal-moves", wins, "Moves per win on this deal") if wins else None
     return render(
-        request, "pages/deal.html", {"deal": summary, "rules": summary.rules, "idle_cap": cap}
+        request,
+        "pages/deal.html",
+        {"deal": summary, "rules": summary.rules, "idle_cap": cap, "chart": chart},
     )
 
 
@@ -102,7 +110,7 @@ def board(request: Request, game_id: str, viewer: ViewerDep, games: GamesDep) ->
     said = flash if isinstance(flash, dict) and flash.get("game") == game_id else {}
     owner = viewer is not None and view.record.player_id == viewer
     mine = owner and not view.finished
-    status = status_context(view, owner)
+    status = status_context(view, owner, win_comparison(request, view, viewer))
     # A race's game shows its owner the race beside the board, live (app/web/room_pages.py).
     race = (race_panel(request, view, viewer) if viewer is not None else None) or {}
     response = render(

@@ -27,6 +27,7 @@ from app.web.deps import BrowserPlayer, GamesDep, SolverDep
 from app.web.htmx import is_htmx, vary_on_htmx
 from app.web.ratelimit import limit_player
 from app.web.templating import prefs_of, render
+from app.web.wins import win_comparison
 
 router = APIRouter()
 _DIGITS = re.compile(r"[0-9]{1,20}")
@@ -120,7 +121,11 @@ def _answer(
         "components/move_response.html",
         {
             "piles": pile_views(view, changed),
-            "status": status_context(view, owner and view.record.player_id == player),
+            "status": status_context(
+                view,
+                owner and view.record.player_id == player,
+                win_comparison(request, view, player) if owner else None,
+            ),
             "announce": {"text": error or text, "error": bool(error)},
         },
         status,

@@ -155,6 +155,9 @@ def test_winning_through_the_interface(page: Page, server: Server, screenshots: 
     wait_version(page, v + 1)
     summary = page.locator(".summary")
     expect(summary.get_by_role("heading")).to_have_text("You won!")
+    # The win summary: against the deal's records and the player's own wins (issue 23).
+    expect(summary.locator(".compare")).to_contain_text("Fewest moves on this deal: yours")
+    expect(summary.locator(".compare")).to_contain_text("Your first win of Castle's End")
     expect(page.locator("#announce")).to_contain_text("You won!")
     assert game_json(page, game_id)["status"] == "won"
     assert page.locator("#pile-f4").get_attribute("data-count") == "13"

@@ -106,6 +106,15 @@ def test_every_page_is_axe_clean_in_both_themes(
         assert_clean_in_both_themes(page, "a finished board with its summary")
         name = page.evaluate("() => document.querySelector('.game-head .by').textContent")
         name = name.split("·")[0].strip()
+        # A finished rated game: the player page draws its charts.
+        page.goto("/")
+        page.locator(".game-card", has_text="Corners").get_by_role(
+            "button", name="New rated game"
+        ).click()
+        page.wait_for_selector("#game-status")
+        page.once("dialog", lambda dialog: dialog.accept())
+        page.get_by_role("button", name="Resign").click()
+        expect(page.locator("#game-status")).to_have_class(re.compile("lost"))
         pages = [
             "/",
             "/my-games",
@@ -122,6 +131,8 @@ def test_every_page_is_axe_clean_in_both_themes(
         for path in pages:
             page.goto(path)
             assert_clean_in_both_themes(page, path)
+            if path.startswith("/players/"):
+                expect(page.locator("svg.chart")).to_have_count(1)  # no win: no runs, no moves
         page.goto("/")
         page.locator(".game-card", has_text="Patriarchs").get_by_role(
             "button", name="Race friends (new room)"

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Browser, BrowserContext, CDPSession, Page, ViewportSize, expect
 
+from tests.e2e.axe import assert_clean_in_both_themes
 from tests.e2e.conftest import Server
 from tests.e2e.helpers import game_json, open_deal, version, wait_version
 
@@ -120,6 +121,7 @@ def test_a_race_on_two_phones_fits_and_resign_is_in_reach(
         for p in (a, b):
             assert p.evaluate(FITS), "the room page is wider than the phone"
         b.screenshot(path=screenshots / "phone-room.png", animations="disabled")
+        assert_clean_in_both_themes(b, "a room with a race on, on a phone")
         a.locator("#my-board").click()
         a.wait_for_selector("#game-status")
         assert a.evaluate(FITS), "race board wider than the phone"
@@ -128,6 +130,19 @@ def test_a_race_on_two_phones_fits_and_resign_is_in_reach(
         expect(strip).to_be_in_viewport()
         assert strip.locator("> li").count() == 2
         a.screenshot(path=screenshots / "phone-race-board.png", animations="disabled")
+        assert_clean_in_both_themes(a, "a race board on a phone")
+        # A spectator's view of a racer's board (desktop size), and the room they watch from.
+        watcher = browser.new_context(base_url=server.url)
+        try:
+            w = watcher.new_page()
+            w.goto(link)
+            assert_clean_in_both_themes(w, "a room seen by a spectator")
+            w.locator(".racer-watch").first.click()
+            w.wait_for_selector("#game-status")
+            assert_clean_in_both_themes(w, "a spectator's board")
+            expect(w.get_by_role("button", name="Play this deal again")).to_have_count(0)
+        finally:
+            watcher.close()
         a.once("dialog", lambda dialog: dialog.accept())
         a.get_by_role("button", name="Resign").click()
         expect(a.locator("#game-status")).to_have_class(re.compile("lost"))
