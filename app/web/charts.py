@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from markupsafe import Markup, escape
 
 W, H = 320, 120  # the drawing's own units; it scales to its box
-PAD_L, PAD_R, PAD_T, PAD_B = 30, 8, 8, 20
+PAD_L, PAD_R, PAD_T, PAD_B = 34, 8, 8, 22
 
 
 @dataclass(frozen=True, slots=True)
@@ -86,7 +86,8 @@ def streak_chart(key: str, streaks: Sequence[int]) -> Chart:
         h = inner_h * s / top
         bars.append(
             f'<rect class="series-bar" x="{PAD_L + i * slot + slot * 0.15:.1f}" '
-            f'y="{PAD_T + inner_h - h:.1f}" width="{max(1.0, slot * 0.7):.1f}" height="{h:.1f}"/>'
+            f'y="{PAD_T + inner_h - h:.1f}" width="{min(24.0, max(1.0, slot * 0.7)):.1f}" '
+            f'height="{h:.1f}"/>'
         )
     marks = [(PAD_T + inner_h, "0"), (PAD_T, str(top))]
     body = _axes(marks, "first", "latest") + "".join(bars)

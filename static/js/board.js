@@ -521,6 +521,19 @@
     }
   }
 
+  // The end-of-game and no-move panels float over the foot of the screen: when one appears
+  // over the table, the page scrolls just enough for the whole table to show above it (the
+  // page keeps room below for this).
+  let panelShown = !!statusEl()?.querySelector(".summary");
+  function clearPanel() {
+    const panel = statusEl()?.querySelector(".summary");
+    if (panel && !panelShown) {
+      const over = table.getBoundingClientRect().bottom - panel.getBoundingClientRect().top;
+      if (over > 0) window.scrollBy({ top: over + 8, behavior: reduced.matches ? "auto" : "smooth" });
+    }
+    panelShown = !!panel;
+  }
+
   function syncControls() {
     const button = undoForm?.querySelector("button");
     if (button) {
@@ -597,6 +610,7 @@
       if (el) pick(el, kept.count, true);
     }
     syncControls();
+    clearPanel();
     if (focusId && document.activeElement === document.body) {
       document.getElementById(focusId)?.focus({ preventScroll: true });
     }

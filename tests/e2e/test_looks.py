@@ -177,3 +177,47 @@ def test_phone_screenshots_of_every_game_in_both_themes(
             page.screenshot(path=DOCS / f"{slug}-390x844-{theme}.png", animations="disabled")
         finally:
             ctx.close()
+
+
+@pytest.mark.skipif(
+    not os.environ.get("UPDATE_SCREENSHOTS"),
+    reason="makes the README's screenshots: UPDATE_SCREENSHOTS=1 to write docs/screenshots/",
+)
+def test_readme_screenshots_of_picking_and_of_no_move_left(
+    browser: Browser, server: Server
+) -> None:
+    """Quadrangle at 1280×800 with a card picked up, and Castle's End on a phone with no move
+    left (Undo or End the game offered)."""
+    guides = ".".join(f"guide-{slug}" for slug in PLANS)
+    desk = browser.new_context(base_url=server.url, viewport={"width": 1280, "height": 800})
+    desk.add_cookies([{"name": "ph_prefs", "value": guides, "url": server.url}])
+    try:
+        page = desk.new_page()
+        open_deal(page, "quadrangle", 1)
+        page.locator("#pile-t5 > li").last.click(position={"x": 10, "y": 6})
+        expect(page.locator("#pile-t9.target")).to_have_count(1)
+        page.screenshot(path=DOCS / "playing-1280x800.png", animations="disabled")
+    finally:
+        desk.close()
+    phone = browser.new_context(
+        base_url=server.url,
+        viewport={"width": 390, "height": 844},
+        has_touch=True,
+        is_mobile=True,
+    )
+    phone.add_cookies([{"name": "ph_prefs", "value": guides, "url": server.url}])
+    try:
+        page = phone.new_page()
+        open_deal(page, "castles-end", 1)
+        box = page.locator("#pile-t1 > li:last-child").bounding_box()
+        assert box is not None
+        x, y = box["x"] + box["width"] / 2, box["y"] + 10
+        page.touchscreen.tap(x, y)
+        page.touchscreen.tap(x, y)
+        page.locator("#trap-dialog").get_by_role("button", name="Play it anyway").click()
+        wait_version(page, 1)
+        expect(page.locator("#game-status .stuck")).to_have_count(1)
+        page.evaluate("() => document.getElementById('announce').replaceChildren()")
+        page.screenshot(path=DOCS / "no-move-left-390x844.png", animations="disabled")
+    finally:
+        phone.close()
