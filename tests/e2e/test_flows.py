@@ -220,7 +220,7 @@ def test_keyboard_only_play(page: Page) -> None:
     expect(page.locator("#announce")).to_contain_text("Dealt")
     # A deal turned up a card, so U cannot take it back, and the page says so.
     page.keyboard.press("u")
-    expect(page.locator("#announce .error")).to_contain_text("no move you can take back")
+    expect(page.locator("#announce .error")).to_contain_text("turned up a card you had not seen")
     assert version(page) == v + 3
     state = game_json(page, game_id)
     assert_board_matches(page, state)
