@@ -105,4 +105,17 @@ def render(request: Request, template: str, context: dict[str, Any], status: int
         "card_backs": CARD_BACKS,
         **context,
     }
-    return templates.TemplateResponse(request, template, context, status_code=status)
+    response = templates.TemplateResponse(request, template, context, status_code=status)
+    # The account's preferences, changed on another device, reach this browser's cookie too
+    # (pages that do not ask who is viewing paint from the cookie).
+    stored = getattr(request.state, "account_prefs", None)
+    if stored is not None and stored != request.cookies.get(PREFS_COOKIE):
+        response.set_cookie(
+            PREFS_COOKIE,
+            stored,
+            max_age=PREFS_MAX_AGE,
+            samesite="lax",
+            httponly=False,
+            secure=request.app.state.settings.secure_cookies,
+        )
+    return response
