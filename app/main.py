@@ -30,6 +30,7 @@ from app.services.deals import Deals
 from app.services.games import Games
 from app.services.leaderboard import Leaderboards
 from app.services.players import Players
+from app.services.progress import Progress
 from app.services.rooms import Limits as RoomLimits
 from app.services.rooms import Rooms
 from app.services.solver import Solver, SolverPool
@@ -170,6 +171,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         publish=broker.publish,
     )
     app.state.deals = Deals(sessions, settings.deal_key_bytes)
+    app.state.progress = Progress(sessions)
     app.state.limits = RateLimits(settings)
     app.state.signin_guard = SignInGuard(settings, app.state.limits)
     app.state.leaderboards = Leaderboards(

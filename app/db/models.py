@@ -78,6 +78,9 @@ class Player(Base):
     # Browser sessions carry this number; signing out or changing the password bumps it, which
     # revokes every session signed in before.
     session_version: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
+    # Display and play preferences (the ``ph_prefs`` cookie's flags), following the account to
+    # every device it signs in on; None until the player first saves them.
+    prefs: Mapped[str | None] = mapped_column(String(200))
 
 
 class Game(Base):

@@ -11,7 +11,7 @@ from datetime import UTC, datetime
 
 from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerifyMismatchError
-from sqlalchemy import select
+from sqlalchemy import select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session, sessionmaker
 
@@ -173,6 +173,8 @@ class Players:
         # database while its entry is fresh. This process's own bumps update it at once; a
         # bump made by another process is seen here within SESSION_CACHE_SECONDS.
         self._session_versions: dict[str, tuple[int, float]] = {}
+        # player id → preferences, read with the session version (same freshness).
+        self._prefs: dict[str, str | None] = {}
 
     def create_anonymous(self) -> Player:
         with self.sessions.begin() as db:
@@ -196,18 +198,34 @@ class Players:
         return found[0]
 
     def session_version(self, player_id: str) -> int | None:
-        """The player's current session version; None when there is no such player."""
+        """The player's current session version; None when there is no such player. The
+        player's preferences are read in the same query (``cached_prefs``)."""
         with self.sessions() as db:
-            version = db.scalar(select(Player.session_version).where(Player.id == player_id))
-        if version is None:
+            row = db.execute(
+                select(Player.session_version, Player.prefs).where(Player.id == player_id)
+            ).first()
+        if row is None:
             return None
-        self._remember_version(player_id, int(version))
-        return int(version)
+        self._prefs[player_id] = row.prefs
+        self._remember_version(player_id, int(row.session_version))
+        return int(row.session_version)
 
     def _remember_version(self, player_id: str, version: int) -> None:
         if len(self._session_versions) >= self._CACHE_LIMIT:
             self._session_versions.clear()
+            self._prefs.clear()
         self._session_versions[player_id] = (version, time.monotonic())
+
+    def cached_prefs(self, player_id: str) -> str | None:
+        """The preferences stored on the account as last read with its session version (None:
+        none saved, or not read yet)."""
+        return self._prefs.get(player_id)
+
+    def save_prefs(self, player_id: str, prefs: str) -> None:
+        """Stores the preferences on the account (they follow it to every device)."""
+        with self.sessions.begin() as db:
+            db.execute(update(Player).where(Player.id == player_id).values(prefs=prefs[:200]))
+        self._prefs[player_id] = prefs[:200]
 
     def revoke_sessions(self, player_id: str) -> int:
         """Bumps the session version: every browser session of the player stops working."""

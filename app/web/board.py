@@ -189,7 +189,11 @@ def clock_text(seconds: int) -> str:
     return f"{hours}:{minutes:02d}:{secs:02d}" if hours else f"{minutes}:{secs:02d}"
 
 
-def status_context(view: GameView) -> dict[str, Any]:
+def status_context(
+    view: GameView, owner: bool = True, compare: list[str] | None = None
+) -> dict[str, Any]:
+    """What the status bar and the end-of-game panel show. ``owner``: the viewer is the game's
+    player (someone else, a spectator say, is not offered to play "this deal again")."""
     g, rules, state = view.record, view.rules, view.state
     base = rules.base_rank(state)
     redeals = rules.redeals_left(state)
@@ -222,6 +226,8 @@ def status_context(view: GameView) -> dict[str, Any]:
             # Where the game slipped (issue #22): for whoever sees the game whole.
             "analysis_path": None if view.masked else f"/games/{g.id}/analysis",
             "title": "You won!" if won else "Game over",
+            # A win against the deal's records and the player's own (app/web/wins.py).
+            "compare": compare or [],
             "text": (
                 f"{moves} in {clock_text(elapsed)}."
                 if won
@@ -244,6 +250,15 @@ def status_context(view: GameView) -> dict[str, Any]:
         "moves": g.moves,
         "undos": g.undos,
         "can_undo": g.can_undo and not view.finished,
+        # Why Undo is greyed, for the player who presses it anyway.
+        "undo_why": (
+            ""
+            if g.can_undo or view.finished
+            else "There is no move to take back yet."
+            if g.moves == 0
+            else "Undo is off: your last move turned up a card you had not seen, and a card once "
+            "seen cannot be unseen."
+        ),
         "on_foundations": rules.on_foundations(state),
         "cards": rules.cards,
         "redeals_left": redeals,
@@ -265,6 +280,7 @@ def status_context(view: GameView) -> dict[str, Any]:
         "running": g.first_move_at is not None and not view.finished,
         "finished": view.finished,
         "summary": summary,
+        "owner": owner,
         "share_path": None if view.number_hidden else f"/deal/{rules.slug}/{g.deal}",
         # While the deal is sealed a finished game is shown as if in play, and says why.
         "sealed": None if view.seal is None else view.seal.opens,

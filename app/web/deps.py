@@ -80,6 +80,8 @@ async def viewer_id(request: Request, players: PlayersDep) -> str | None:
         request.session.pop(SESSION_PLAYER, None)
         request.session.pop(SESSION_VERSION, None)
         return None
+    # The account's preferences, read with the session version: pages paint with them.
+    request.state.account_prefs = players.cached_prefs(pid)
     return pid
 
 

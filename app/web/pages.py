@@ -14,7 +14,7 @@ from markupsafe import Markup
 from app.config import PROJECT_DIR
 from app.engine import GAMES, MAX_DEAL, Card, Move
 from app.services import daily
-from app.services.errors import BadCredentials, NotFound, ServiceError
+from app.services.errors import BadCredentials, InvalidRequest, NotFound, ServiceError
 from app.services.games import GameView
 from app.services.history import History, MyGames
 from app.services.players import check_name, name_key
@@ -26,6 +26,7 @@ from app.web.board import (
     pile_views,
     status_context,
 )
+from app.web.charts import moves_histogram
 from app.web.deps import (
     SESSION_VERSION,
     BrowserPlayer,
@@ -38,11 +39,13 @@ from app.web.deps import (
     new_browser_player,
     sign_session_in,
 )
+from app.web.htmx import is_htmx, vary_on_htmx
 from app.web.play import BOARD_FLASH
 from app.web.ratelimit import client_address, limits_of
 from app.web.room_pages import race_panel
 from app.web.signin_guard import ProofRequired, SignInGuard
-from app.web.templating import PREF_FLAGS, PREFS_COOKIE, PREFS_MAX_AGE, Prefs, render
+from app.web.templating import PREF_FLAGS, PREFS_COOKIE, PREFS_MAX_AGE, Prefs, prefs_of, render
+from app.web.wins import win_comparison
 
 router = APIRouter()
 SAFE_BACK = re.compile(r"/(?![/\\])[A-Za-z0-9/_.~%?=&-]*")
@@ -90,8 +93,14 @@ def deal_page(
 ) -> Response:
     summary = deals.summary(game, number, viewer)
     cap = duration_words(int(request.app.state.settings.idle_cap_seconds))
+    # The finished games' moves, drawn only from the list the page may show this viewer.
+    shown = summary.finished if summary.replays_open else []
+    wins = [g.moves for g in shown if g.status == "won"]
+    chart = moves_histogram("deal-moves", wins, "Moves per win on this deal") if wins else None
     return render(
-        request, "pages/deal.html", {"deal": summary, "rules": summary.rules, "idle_cap": cap}
+        request,
+        "pages/deal.html",
+        {"deal": summary, "rules": summary.rules, "idle_cap": cap, "chart": chart},
     )
 
 
@@ -100,11 +109,12 @@ def board(request: Request, game_id: str, viewer: ViewerDep, games: GamesDep) ->
     view = games.get(game_id, viewer)
     flash = request.session.pop(BOARD_FLASH, None)
     said = flash if isinstance(flash, dict) and flash.get("game") == game_id else {}
-    mine = viewer is not None and view.record.player_id == viewer and not view.finished
-    status = status_context(view)
+    owner = viewer is not None and view.record.player_id == viewer
+    mine = owner and not view.finished
+    status = status_context(view, owner, win_comparison(request, view, viewer))
     # A race's game shows its owner the race beside the board, live (app/web/room_pages.py).
     race = (race_panel(request, view, viewer) if viewer is not None else None) or {}
-    return render(
+    response = render(
         request,
         "pages/game.html",
         {
@@ -124,6 +134,9 @@ def board(request: Request, game_id: str, viewer: ViewerDep, games: GamesDep) ->
             "nojs_moves": _moves_in_words(view, status["legal_moves"]),
         },
     )
+    # Back (or a restored tab) must show the board as it is now, not as it was first loaded.
+    response.headers["Cache-Control"] = "no-store"
+    return response
 
 
 def _moves_in_words(view: GameView, legal: list[str]) -> list[tuple[str, str]]:
@@ -149,30 +162,72 @@ def _moves_in_words(view: GameView, legal: list[str]) -> list[tuple[str, str]]:
 @router.post("/prefs")
 def save_prefs(
     request: Request,
+    viewer: ViewerDep,
+    players: PlayersDep,
     auto: Annotated[str, Form(max_length=8)] = "",
     four: Annotated[str, Form(max_length=8)] = "",
     large: Annotated[str, Form(max_length=8)] = "",
     sound: Annotated[str, Form(max_length=8)] = "",
+    theme: Annotated[str, Form(max_length=16)] = "",
+    cardback: Annotated[str, Form(max_length=16)] = "",
     back: Annotated[str, Form(max_length=200)] = "/",
 ) -> Response:
+    """The preferences form: on the account (when this browser has a player: they follow it to
+    every device) and in the cookie. Guides already read stay read. An unknown theme or card
+    back is the default one."""
     chosen = {
         name
         for name, value in (("auto", auto), ("four", four), ("large", large), ("sound", sound))
         if value
     }
-    prefs = Prefs(frozenset(chosen & PREF_FLAGS.keys()))
-    # Only a path on this site: never an open redirect.
-    target = back if SAFE_BACK.fullmatch(back) else "/"
-    response = RedirectResponse(target, status_code=303)
+    if theme == "dark":
+        chosen.add("dark")
+    if f"back-{cardback}" in PREF_FLAGS:
+        chosen.add(f"back-{cardback}")
+    kept = {f for f in prefs_of(request).flags if f.startswith("guide-")}
+    return _store_prefs(request, viewer, players, Prefs(frozenset(chosen | kept)), back)
+
+
+@router.post("/prefs/guide")
+def guide_read(
+    request: Request,
+    viewer: ViewerDep,
+    players: PlayersDep,
+    game: Annotated[str, Form(max_length=64)],
+    back: Annotated[str, Form(max_length=200)] = "/",
+) -> Response:
+    """A game's first-visit guide, dismissed: it is not shown again (remembered as the other
+    preferences are)."""
+    if game not in GAMES:
+        raise InvalidRequest("There is no such game.")
+    prefs = prefs_of(request)
+    return _store_prefs(request, viewer, players, Prefs(prefs.flags | {f"guide-{game}"}), back)
+
+
+def _store_prefs(
+    request: Request, viewer: str | None, players: PlayersDep, prefs: Prefs, back: str
+) -> Response:
+    if viewer is not None:
+        players.save_prefs(viewer, prefs.cookie())
+    if is_htmx(request):
+        response: Response = Response(status_code=204)
+    else:
+        # Only a path on this site: never an open redirect.
+        target = back if SAFE_BACK.fullmatch(back) else "/"
+        response = RedirectResponse(target, status_code=303)
+    set_prefs_cookie(request, response, prefs.cookie())
+    return vary_on_htmx(response)
+
+
+def set_prefs_cookie(request: Request, response: Response, value: str) -> None:
     response.set_cookie(
         PREFS_COOKIE,
-        prefs.cookie(),
+        value,
         max_age=PREFS_MAX_AGE,
         samesite="lax",
         httponly=False,
         secure=request.app.state.settings.secure_cookies,
     )
-    return response
 
 
 @lru_cache(maxsize=8)
@@ -350,7 +405,10 @@ def sign_in(
         return response
     guard.remember(key, address)
     sign_session_in(request, player.id, player.session_version)
-    return _back_to_account(request, f"Signed in as {player.name}.")
+    response = _back_to_account(request, f"Signed in as {player.name}.")
+    if player.prefs is not None:  # the account's preferences come to this device
+        set_prefs_cookie(request, response, player.prefs)
+    return response
 
 
 @router.post("/signout")

@@ -22,11 +22,12 @@ from starlette.concurrency import run_in_threadpool
 from app.engine import Card, InvalidMove, Move
 from app.services.errors import DealInPlay, NoCertifiedDeals, NoCertifiedDealsLeft, ServiceError
 from app.services.games import Games, GameView, Played
-from app.web.board import pile_views, status_context
+from app.web.board import GameHeader, pile_views, status_context
 from app.web.deps import BrowserPlayer, GamesDep, SolverDep, ViewerDep
 from app.web.htmx import is_htmx, vary_on_htmx
 from app.web.ratelimit import limit_player
 from app.web.templating import prefs_of, render
+from app.web.wins import win_comparison
 
 router = APIRouter()
 _DIGITS = re.compile(r"[0-9]{1,20}")
@@ -100,6 +101,7 @@ def _answer(
     text: str = "",
     error: str | None = None,
     status: int = 200,
+    owner: bool = True,
 ) -> Response:
     """The HTMX fragment or the no-JavaScript redirect for a board action.
 
@@ -120,7 +122,11 @@ def _answer(
         "components/move_response.html",
         {
             "piles": pile_views(view, changed),
-            "status": status_context(view),
+            "status": status_context(
+                view,
+                owner and view.record.player_id == player,
+                win_comparison(request, view, player) if owner else None,
+            ),
             "announce": {"text": error or text, "error": bool(error)},
         },
         status,
@@ -292,7 +298,7 @@ def board_now(
         return vary_on_htmx(Response(status_code=204))
     if not is_htmx(request):
         return vary_on_htmx(RedirectResponse(f"/games/{game_id}", status_code=303))
-    return _answer(request, game_id, viewer, games, view, changed=None, text="")
+    return _answer(request, game_id, viewer, games, view, changed=None, text="", owner=False)
 
 
 @router.post("/games/{game_id}/hint")
@@ -301,10 +307,12 @@ async def hint(
 ) -> Response:
     """The board's Hint button: the hint in words, in the announcement region."""
     error = False
+    header = None
     try:
         answer = await solver.hint(game_id, player)
         view = await run_in_threadpool(games.get, game_id, player)
         text = hint_text(view, answer)
+        header = GameHeader.of(view)  # a hint makes the game casual: the board says so at once
     except ServiceError as exc:
         if exc.status in (403, 404):
             raise
@@ -314,8 +322,8 @@ async def hint(
         return vary_on_htmx(RedirectResponse(f"/games/{game_id}", status_code=303))
     response = render(
         request,
-        "components/announce.html",
-        {"announce": {"text": text, "error": error}, "oob": True},
+        "components/hint_response.html",
+        {"announce": {"text": text, "error": error}, "game": header},
     )
     return vary_on_htmx(response)
 

@@ -149,10 +149,15 @@ def start_race(code: str, player: BrowserPlayer, rooms: RoomsDep) -> Response:
     return RedirectResponse(room.url, status_code=303)
 
 
-def _watched(rooms: Rooms, code: str, game_id: str) -> RoomView:
+def _watched(rooms: Rooms, code: str, game_id: str, view: GameView | None = None) -> RoomView:
+    """The room, if the game is a race game of it: of its current race, or (for a page still
+    open after a rematch or after the room closed) of an earlier race of the room."""
     room = rooms.get(code)
     race = room.race
-    if race is None or game_id not in race["games"].values():
+    if race is not None and game_id in race["games"].values():
+        return room
+    race_id = view.record.race_id if view is not None else None
+    if race_id is None or rooms.room_of_race(race_id).code != room.code:
         raise NotFound("That game is not in this room's race.")
     return room
 
@@ -168,8 +173,8 @@ def watch_page(
 ) -> Response:
     """A spectator's view of one racer's board, live: only the cards every racer has seen are
     face up (contract v3); a racer still playing gets 403. Watching makes no player."""
-    room = _watched(rooms, code, game_id)
     view = games.spectate(game_id, viewer)
+    room = _watched(rooms, code, game_id, view)
     return render(
         request,
         "pages/watch.html",
@@ -178,7 +183,7 @@ def watch_page(
             "game": GameHeader.of(view),
             "rules": view.rules,
             "piles": pile_views(view),
-            "status": status_context(view),
+            "status": status_context(view, view.record.player_id == viewer),
             "last_event": rooms.last_event_id(room.code),
         },
     )
@@ -194,14 +199,14 @@ def watch_board(
     games: GamesDep,
 ) -> Response:
     """The watched board's piles and status, for the spectator page to swap in."""
-    _watched(rooms, code, game_id)
     view = games.spectate(game_id, viewer)
+    _watched(rooms, code, game_id, view)
     return render(
         request,
         "components/watched_board.html",
         {
             "rules": view.rules,
             "piles": pile_views(view),
-            "status": status_context(view),
+            "status": status_context(view, view.record.player_id == viewer),
         },
     )

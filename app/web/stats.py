@@ -12,7 +12,9 @@ from app.services import daily
 from app.services.errors import NotFound
 from app.services.games import ReplayView
 from app.services.leaderboard import Leaderboards, Period, parse_board_args, player_record
+from app.services.progress import Progress
 from app.web.board import GameHeader, pile_views
+from app.web.charts import moves_histogram, streak_chart, win_rate_chart
 from app.web.deps import ApiViewer, GamesDep, SettingsDep, ViewerDep
 from app.web.htmx import is_htmx, vary_on_htmx
 from app.web.schemas import (
@@ -94,7 +96,22 @@ def player_json(request: Request, name: PlayerName, viewer: ApiViewer) -> JSONBy
 def player_page(request: Request, name: str, viewer: ViewerDep) -> Response:
     record = player_record(request.app.state.sessions, name, viewer)
     races = request.app.state.rooms.results_of(record.name)
-    return render(request, "pages/player.html", {"record": record, "races": races})
+    progress: Progress = request.app.state.progress
+    charts = [
+        (
+            h.game,
+            [
+                win_rate_chart(f"rate-{h.game}", h.won),
+                streak_chart(f"runs-{h.game}", h.streaks),
+                moves_histogram(f"moves-{h.game}", h.win_moves),
+            ],
+        )
+        for h in progress.histories(record.name)
+        if h.game in GAMES
+    ]
+    return render(
+        request, "pages/player.html", {"record": record, "races": races, "charts": charts}
+    )
 
 
 @router.get("/games/{game_id}/replay", include_in_schema=False)

@@ -302,6 +302,17 @@
     return best;
   }
 
+  // A table wider than the screen (the big tables on a phone) scrolls while a dragged card is
+  // held near its left or right edge, so every pile can be reached in one drag.
+  const scroller = table.closest(".board-wrap");
+  function edgeScroll(x) {
+    if (!scroller || scroller.scrollWidth <= scroller.clientWidth) return;
+    const r = scroller.getBoundingClientRect();
+    const edge = Math.min(36, r.width / 8);
+    if (x < r.left + edge) scroller.scrollLeft -= 14;
+    else if (x > r.right - edge) scroller.scrollLeft += 14;
+  }
+
   window.addEventListener(
     "pointermove",
     (e) => {
@@ -315,6 +326,7 @@
         }
       }
       e.preventDefault();
+      edgeScroll(e.clientX);
       drag.ghost.style.left = e.clientX - drag.dx + "px";
       drag.ghost.style.top = e.clientY - drag.dy + "px";
       const over = pileUnder(drag.ghost);
@@ -340,8 +352,14 @@
     const origin = ghost.firstElementChild.getBoundingClientRect();
     ghost.remove();
     drag = null;
-    if (over && picked) submit(picked.pile, idOf(over), picked.count, origin);
-    else cancel(true);
+    if (over && picked) {
+      submit(picked.pile, idOf(over), picked.count, origin);
+    } else if (picked) {
+      // A drag that cannot land says why, and the card goes back.
+      const what = names(pileEl(picked.pile), picked.count);
+      cancel(true);
+      say(`${what} was dropped off the piles: it is back where it was. Drop it on a pile.`, true);
+    }
   });
 
   window.addEventListener("pointercancel", () => {
@@ -350,6 +368,7 @@
       drag.ghost.remove();
       drag = null;
       cancel(true);
+      say("The browser took that drag for a scroll: the card is back. Try again from the card's face.", true);
     }
   });
 
@@ -419,8 +438,8 @@
     const button = undoForm?.querySelector("button");
     if (!button) return;
     // While actions are on their way the button may not be up to date: the server decides.
-    if (button.disabled && !inflight && !queue.length) {
-      say("There is no move you can take back now.", true);
+    if (button.getAttribute("aria-disabled") === "true" && !inflight && !queue.length) {
+      say(statusEl()?.dataset.undoWhy || "There is no move you can take back now.", true);
       return;
     }
     cancel(true);
@@ -503,9 +522,31 @@
     }
   }
 
+  // The end-of-game and no-move panels float over the foot of the screen: when one appears
+  // over the table, the page scrolls just enough for the whole table to show above it (the
+  // page keeps room below for this).
+  let panelShown = !!statusEl()?.querySelector(".summary");
+  function clearPanel() {
+    const panel = statusEl()?.querySelector(".summary");
+    if (panel && !panelShown) {
+      const over = table.getBoundingClientRect().bottom - panel.getBoundingClientRect().top;
+      if (over > 0) window.scrollBy({ top: over + 8, behavior: reduced.matches ? "auto" : "smooth" });
+    }
+    panelShown = !!panel;
+  }
+
   function syncControls() {
     const button = undoForm?.querySelector("button");
-    if (button) button.disabled = statusEl()?.dataset.undo !== "1" || !inPlay();
+    if (button) {
+      const off = statusEl()?.dataset.undo !== "1" || !inPlay();
+      if (off) {
+        button.setAttribute("aria-disabled", "true");
+        button.title = statusEl()?.dataset.undoWhy || "";
+      } else {
+        button.removeAttribute("aria-disabled");
+        button.removeAttribute("title");
+      }
+    }
     startClock();
   }
 
@@ -570,6 +611,7 @@
       if (el) pick(el, kept.count, true);
     }
     syncControls();
+    clearPanel();
     if (focusId && document.activeElement === document.body) {
       document.getElementById(focusId)?.focus({ preventScroll: true });
     }
@@ -634,13 +676,4 @@
     }, 4000);
   }
 
-  const prefsForm = document.getElementById("prefs-form");
-  prefsForm?.addEventListener("change", () => {
-    const flags = ["auto", "four", "large", "sound"].filter((n) => prefsForm.elements[n].checked);
-    document.cookie = `ph_prefs=${flags.join(".")}; path=/; max-age=${400 * 86400}; samesite=lax`;
-    document.body.classList.toggle("pref-four", flags.includes("four"));
-    document.body.classList.toggle("pref-large", flags.includes("large"));
-    document.body.classList.toggle("pref-sound", flags.includes("sound"));
-    say("Preferences saved.");
-  });
 })();

@@ -273,7 +273,11 @@ def test_the_shortcut_sheet_and_keys_after_a_preference(page: Page) -> None:
     page.keyboard.press("d")
     wait_version(page, 1)
     page.keyboard.press("u")  # a deal turned up a card: the undo key answers that it cannot
-    expect(page.locator("#announce")).to_contain_text("no move you can take back")
+    # ... and says why (issue 23): the greyed button gives the same reason as its title.
+    expect(page.locator("#announce")).to_contain_text("turned up a card you had not seen")
+    expect(page.get_by_role("button", name="Undo").first).to_have_attribute(
+        "title", re.compile("cannot be unseen")
+    )
 
 
 # -- replays that play ---------------------------------------------------------------------------

@@ -155,6 +155,9 @@ def test_winning_through_the_interface(page: Page, server: Server, screenshots: 
     wait_version(page, v + 1)
     summary = page.locator(".summary")
     expect(summary.get_by_role("heading")).to_have_text("You won!")
+    # The win summary: against the deal's records and the player's own wins (issue 23).
+    expect(summary.locator(".compare")).to_contain_text("Fewest moves on this deal: yours")
+    expect(summary.locator(".compare")).to_contain_text("Your first win of Castle's End")
     expect(page.locator("#announce")).to_contain_text("You won!")
     assert game_json(page, game_id)["status"] == "won"
     assert page.locator("#pile-f4").get_attribute("data-count") == "13"
@@ -217,7 +220,7 @@ def test_keyboard_only_play(page: Page) -> None:
     expect(page.locator("#announce")).to_contain_text("Dealt")
     # A deal turned up a card, so U cannot take it back, and the page says so.
     page.keyboard.press("u")
-    expect(page.locator("#announce .error")).to_contain_text("no move you can take back")
+    expect(page.locator("#announce .error")).to_contain_text("turned up a card you had not seen")
     assert version(page) == v + 3
     state = game_json(page, game_id)
     assert_board_matches(page, state)
