@@ -16,12 +16,14 @@ import fastapi_offline
 from anyio import to_thread
 from fastapi import FastAPI
 from fastapi.staticfiles import StaticFiles
+from sqlalchemy import Engine
 from starlette.middleware.gzip import GZipMiddleware
 from starlette.middleware.sessions import SessionMiddleware
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from app.config import PROJECT_DIR, Settings, get_settings
+from app.config import PROJECT_DIR, Settings, get_settings, refusals
 from app.db.broker import make_broker
+from app.db.deployment import KeyCheck, check_deal_key
 from app.db.faults import is_unavailable, summary
 from app.db.game_rows import MoveStore
 from app.db.session import Limits, make_engine, make_sessionmaker
@@ -74,8 +76,59 @@ async def _sweep_rooms(rooms: Rooms, every_s: float) -> None:
                 log.warning("sweeping rooms failed, database unavailable: %s", summary(exc))
 
 
+class StartRefused(RuntimeError):
+    """The settings or the database say this process must not serve (production only)."""
+
+
+def deal_key_problem(engine: Engine, settings: Settings) -> str | None:
+    """Why the deal key must not be used on this database (None: it may). In production a key
+    that differs from the one the database was first started with, or a database where this
+    cannot be checked, is refused; elsewhere a warning is logged and the app starts."""
+    production = settings.app_env == "production"
+    try:
+        found = check_deal_key(engine, settings.deal_key_bytes)
+    except Exception as exc:
+        problem = (
+            "Refusing to start in production: the DEAL_KEY cannot be checked against the "
+            f"database ({summary(exc)}). Is the database up and migrated (alembic upgrade head)?"
+        )
+        if production:
+            return problem
+        log.warning("DEAL_KEY not checked against the database: %s", summary(exc))
+        return None
+    if found is KeyCheck.RECORDED:
+        log.info("DEAL_KEY fingerprint recorded: this database's games are dealt with this key")
+    if found is not KeyCheck.DIFFERS:
+        return None
+    problem = (
+        "Refusing to start: DEAL_KEY is not the key this database was created with, so every "
+        "stored game and shared deal link would change its cards. Start with the DEAL_KEY kept "
+        "with this database's backup (docs/operating.md, Backup and restore)."
+    )
+    if production:
+        return problem
+    log.warning("%s (allowed outside production)", problem)
+    return None
+
+
+def preflight(settings: Settings) -> list[str]:
+    """Every reason this process must not start, settings and database together (empty: go)."""
+    problems = refusals(settings)
+    if problems:
+        return problems
+    engine = make_engine(settings.database_url, pool_size=1)
+    try:
+        problem = deal_key_problem(engine, settings)
+    finally:
+        engine.dispose()
+    return [problem] if problem else []
+
+
 def create_app(settings: Settings | None = None) -> FastAPI:
     settings = settings or get_settings()
+    problems = refusals(settings)
+    if problems:
+        raise StartRefused(" ".join(problems))
     limits = Limits(
         pool_timeout_ms=settings.db_pool_timeout_ms,
         statement_timeout_ms=settings.db_statement_timeout_ms,
@@ -83,6 +136,10 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         move_lock_timeout_ms=settings.db_move_lock_timeout_ms,
     )
     engine = make_engine(settings.database_url, settings.db_pool_size, limits)
+    problem = deal_key_problem(engine, settings)
+    if problem:
+        engine.dispose()
+        raise StartRefused(problem)
     sessions = make_sessionmaker(engine)
 
     @asynccontextmanager

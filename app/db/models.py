@@ -78,6 +78,11 @@ class Player(Base):
     # Browser sessions carry this number; signing out or changing the password bumps it, which
     # revokes every session signed in before.
     session_version: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
+    # An operator's ban (``python -m app.cli player ban``): the player's games stop counting on
+    # leaderboards and they cannot start rated games. Deleted: the account was deleted and its
+    # name is a ghost name (``deleted-<8 hex>``); its games stay as anonymous records.
+    banned_at: Mapped[datetime | None] = mapped_column(UTCDateTime())
+    deleted_at: Mapped[datetime | None] = mapped_column(UTCDateTime())
 
 
 class Game(Base):
@@ -305,4 +310,14 @@ class Event(Base):
     room_code: Mapped[str] = mapped_column(ForeignKey("room.code"))
     kind: Mapped[str] = mapped_column(String(8))  # "room", "race" or "progress"
     data: Mapped[str] = mapped_column(Text)  # JSON
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime())
+
+
+class AppMeta(Base):
+    """Facts about the deployment, by name (app/db/deployment.py): the deal key's fingerprint."""
+
+    __tablename__ = "app_meta"
+
+    name: Mapped[str] = mapped_column(String(64), primary_key=True)
+    value: Mapped[str] = mapped_column(Text)
     created_at: Mapped[datetime] = mapped_column(UTCDateTime())
