@@ -28,6 +28,7 @@ from app.db.faults import is_unavailable, summary
 from app.db.game_rows import MoveStore
 from app.db.session import Limits, make_engine, make_sessionmaker
 from app.metrics import process_exited
+from app.services.accounts import Accounts
 from app.services.deals import Deals
 from app.services.games import Games
 from app.services.leaderboard import Leaderboards
@@ -198,6 +199,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         answer_json=schemas.answer_text,
     )
     app.state.players = Players(sessions)
+    app.state.accounts = Accounts(sessions)
     app.state.solver = Solver(
         sessions,
         settings.deal_key_bytes,

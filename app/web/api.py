@@ -11,6 +11,7 @@ from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt, Strict
 from app.engine import MAX_DEAL, Move
 from app.services.errors import InvalidRequest
 from app.services.games import MoveOutcome
+from app.web.accounts import refuse_rated_if_banned
 from app.web.deps import ApiPlayer, ApiViewer, DealsDep, GamesDep, PlayersDep, SolverDep
 from app.web.ratelimit import limit_player, limits_of
 from app.web.schemas import (
@@ -121,6 +122,8 @@ def start_game(
         if body.deal is not None:
             raise InvalidRequest("Ask for a deal number or for a winnable deal, not both.")
         return state_response(solver.start_winnable(player, body.game), 201)
+    if body.deal is None:
+        refuse_rated_if_banned(request.app.state.accounts, player)
     return state_response(games.start(player, body.game, body.deal), 201)
 
 

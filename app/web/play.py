@@ -20,8 +20,9 @@ from fastapi.responses import RedirectResponse, Response
 from starlette.concurrency import run_in_threadpool
 
 from app.engine import GAMES, Card, InvalidMove, Move
-from app.services.errors import DealInPlay, NoCertifiedDeals, ServiceError
+from app.services.errors import Banned, DealInPlay, NoCertifiedDeals, ServiceError
 from app.services.games import Games, GameView, Played
+from app.web.accounts import refuse_rated_if_banned
 from app.web.board import pile_views, status_context
 from app.web.deps import BrowserPlayer, GamesDep, SolverDep
 from app.web.htmx import is_htmx, vary_on_htmx
@@ -59,7 +60,11 @@ def start(
         if winnable:
             view = solver.start_winnable(player, game)
         else:
+            if number is None:
+                refuse_rated_if_banned(request.app.state.accounts, player)
             view = games.start(player, game, number)
+    except Banned as exc:
+        return _not_started(request, "No rated games", exc.message, exc.status)
     except NoCertifiedDeals:
         return _not_started(  # (raised only for a known game)
             request,

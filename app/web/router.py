@@ -6,7 +6,7 @@ pages and their HTMX fragments are for browsers, and are left out of it.
 
 from fastapi import APIRouter
 
-from app.web import api, health, live, pages, play, room_pages, rooms_api, stats
+from app.web import accounts, api, health, live, pages, play, room_pages, rooms_api, stats
 
 router = APIRouter()
 # A request is matched against the routes in this order: the two move paths first.
@@ -18,3 +18,4 @@ router.include_router(rooms_api.router)
 router.include_router(live.router)
 router.include_router(room_pages.router, include_in_schema=False)
 router.include_router(stats.router)
+router.include_router(accounts.router)
