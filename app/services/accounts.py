@@ -79,11 +79,12 @@ def export(db: Session, player_id: str) -> dict[str, Any]:
                 "at": _iso(move.created_at),
             }
         )
-    hints = dict(
-        db.execute(select(GameHint.game_id, GameHint.hints).where(GameHint.game_id.in_(ids)))
-        .tuples()
-        .all()
-    )
+    hints: dict[str, int] = {
+        game_id: count
+        for game_id, count in db.execute(
+            select(GameHint.game_id, GameHint.hints).where(GameHint.game_id.in_(ids))
+        )
+    }
     exported_games = []
     for g in games:
         race = races.get(g.race_id) if g.race_id is not None else None
