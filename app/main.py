@@ -39,6 +39,7 @@ from app.services.solver import Solver, SolverPool
 from app.web import docs, errors, faults, observe, schemas
 from app.web.csrf import CSRFMiddleware
 from app.web.headers import HeadAsGet, SecurityHeaders
+from app.web.https import NeedsHttps
 from app.web.limits import Admission, SizeLimits
 from app.web.ratelimit import RateLimits
 from app.web.router import router
@@ -180,6 +181,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         # (app/web/docs.py): the CDN pages FastAPI builds would break the CSP.
         docs_url=None,
         redoc_url=None,
+        openapi_url="/openapi.json" if settings.public_api_docs else None,
     )
     app.state.settings = settings
     # Templates are read once, except while developing: checking each template file's time on
@@ -242,13 +244,15 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     if not move_store.shared:
         observe.count_pool(move_store.engine, "moves")
     app.include_router(router)
-    app.include_router(docs.router)
+    if settings.public_api_docs:  # not in production unless API_DOCS=true
+        app.include_router(docs.router)
     app.include_router(observe.router)
-    app.mount(  # before /static, which would answer 404 for these
-        docs.ASSETS,
-        StaticFiles(directory=Path(fastapi_offline.__file__).parent / "static"),
-        name="docs-assets",
-    )
+    if settings.public_api_docs:
+        app.mount(  # before /static, which would answer 404 for these
+            docs.ASSETS,
+            StaticFiles(directory=Path(fastapi_offline.__file__).parent / "static"),
+            name="docs-assets",
+        )
     app.mount("/static", StaticFiles(directory=PROJECT_DIR / "static"), name="static")
 
     # Outermost last: security headers on everything (refusals too), HEAD as GET, gzip, then
@@ -280,6 +284,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.add_middleware(
         SizeLimits, max_body=settings.max_body_bytes, max_header=settings.max_header_bytes
     )
+    app.add_middleware(NeedsHttps, secure=settings.secure_cookies)
     app.add_middleware(SecurityHeaders, secure=settings.secure_cookies)  # refusals too
     app.add_middleware(observe.AccessLog)  # outermost: every answer is logged and counted
     return app

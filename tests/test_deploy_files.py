@@ -26,6 +26,7 @@ import yaml
 
 from app.config import Settings
 from app.engine import DEVELOPMENT_KEY
+from tests.databases import fresh_postgres_database
 
 ROOT = Path(__file__).resolve().parent.parent
 START = ROOT / "scripts" / "docker-start.sh"
@@ -117,6 +118,7 @@ def test_the_start_script_exists_and_is_executable() -> None:
     assert "alembic upgrade head" in text
     assert "--factory app.main:create_app" in text
     assert "WEB_CONCURRENCY:-4" in text
+    assert "app.cli migrate" in text
 
 
 # -- docker-compose.yml ----------------------------------------------------------------------
@@ -198,11 +200,13 @@ def _request(url: str, body: dict[str, Any] | None = None, token: str = "") -> A
 @pytest.fixture()
 def production_server(tmp_path: Path) -> Iterator[str]:
     port = _free_port()
+    worker = os.environ.get("PYTEST_XDIST_WORKER", "main")
     env = _environment(
         APP_ENV="production",
         DEAL_KEY=secrets.token_urlsafe(32),
         SESSION_SECRET=secrets.token_urlsafe(32),
-        DATABASE_URL=f"sqlite:///{tmp_path / 'prod.db'}",
+        # Production refuses SQLite: a fresh PostgreSQL database, migrated by the script.
+        DATABASE_URL=fresh_postgres_database(f"ph_start_script_{worker}"),
         HOST="127.0.0.1",
         PORT=str(port),
         WEB_CONCURRENCY="1",

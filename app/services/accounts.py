@@ -79,12 +79,8 @@ def export(db: Session, player_id: str) -> dict[str, Any]:
                 "at": _iso(move.created_at),
             }
         )
-    hints: dict[str, int] = {
-        game_id: count
-        for game_id, count in db.execute(
-            select(GameHint.game_id, GameHint.hints).where(GameHint.game_id.in_(ids))
-        )
-    }
+    found = db.execute(select(GameHint.game_id, GameHint.hints).where(GameHint.game_id.in_(ids)))
+    hints: dict[str, int] = {row[0]: row[1] for row in found}
     exported_games = []
     for g in games:
         race = races.get(g.race_id) if g.race_id is not None else None
