@@ -25,6 +25,7 @@ import argparse
 import sys
 from collections.abc import Sequence
 
+from sqlalchemy.engine import make_url
 from sqlalchemy.exc import SQLAlchemyError
 
 from app.config import PROJECT_DIR, Settings, refusals
@@ -86,6 +87,14 @@ def preflight_command(settings: Settings, migrate: bool) -> int:
         config = Config(str(PROJECT_DIR / "alembic.ini"))
         config.set_main_option("sqlalchemy.url", settings.database_url)
         command.upgrade(config, "head")
+        if make_url(settings.database_url).get_backend_name() == "postgresql":
+            from app.jobs import apply_schema, defer_fill, make_jobs
+
+            apply_schema(settings.database_url)  # the solver workers' queue
+            if settings.certified_pool_target > 0:  # the pools fill in the background
+                with make_jobs(settings.database_url).open() as queue:
+                    for game in GAMES:
+                        defer_fill(game, queue)
     if not problems:
         problems = preflight(settings)
     for problem in problems:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import gc
 import logging
 import os
@@ -159,6 +160,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         gc.freeze()
         gc.set_threshold(50_000, 50, 1000)
         await broker.start()
+        if jobs_app is not None:
+            await to_thread.run_sync(jobs_app.open)
         sweeper = asyncio.create_task(_sweep_rooms(app.state.rooms, settings.room_sweep_s))
         app.state.solver.loop = asyncio.get_running_loop()  # deals judged when games end
         yield
@@ -166,6 +169,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         with contextlib.suppress(asyncio.CancelledError):
             await sweeper
         await broker.stop()
+        if jobs_app is not None:
+            await to_thread.run_sync(jobs_app.close)
         app.state.solver.loop = None
         engine.dispose()
         move_store.close()
@@ -212,6 +217,12 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         judge_busy_share=settings.solver_judge_busy_share,
     )
     app.state.games.ended = app.state.solver.game_ended
+    jobs_app = None
+    if settings.solver_jobs and engine.dialect.name == "postgresql":
+        from app.jobs import defer_judge, make_jobs
+
+        jobs_app = make_jobs(settings.database_url)
+        app.state.solver.judge_later = functools.partial(defer_judge, jobs_app)
     # Events of rooms and races: published after each commit, streamed by app/web/live.py.
     broker = make_broker(engine)
     app.state.broker = broker
