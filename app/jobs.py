@@ -118,7 +118,7 @@ def fill_pool(game: str) -> int:
     return have
 
 
-def _by_name(app: procrastinate.App, task: str, lock: str) -> JobDeferrer:
+def deferrer(app: procrastinate.App, task: str, lock: str | None = None) -> JobDeferrer:
     """A deferrer of a task by name through ``app``'s own connection (an app made by
     ``make_jobs`` shares the tasks, and the tasks would defer through ``jobs``)."""
     return configure_task(name=task, job_manager=app.job_manager, queue=QUEUE, queueing_lock=lock)
@@ -126,9 +126,8 @@ def _by_name(app: procrastinate.App, task: str, lock: str) -> JobDeferrer:
 
 def defer_fill(game: str, app: procrastinate.App | None = None) -> bool:
     """Queues the filling of one game's pool, unless it is queued already."""
-    deferrer = _by_name(app or jobs, "fill_pool", f"fill_pool:{game}")
     try:
-        deferrer.defer(game=game)
+        deferrer(app or jobs, "fill_pool", f"fill_pool:{game}").defer(game=game)
     except AlreadyEnqueued:
         return False
     return True
@@ -137,8 +136,7 @@ def defer_fill(game: str, app: procrastinate.App | None = None) -> bool:
 def defer_judge(app: procrastinate.App, game: str, deal: int) -> None:
     """``Solver.judge_later``: from the thread that committed a game's end."""
     with suppress(AlreadyEnqueued):
-        deferrer = _by_name(app, "judge", f"judge:{game}:{deal}")
-        deferrer.defer(game=game, deal=deal)
+        deferrer(app, "judge", f"judge:{game}:{deal}").defer(game=game, deal=deal)
 
 
 @jobs.periodic(cron="17 * * * *", periodic_id="ensure_pools")

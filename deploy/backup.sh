@@ -13,7 +13,7 @@ keep=${BACKUP_KEEP:-14}
 mkdir -p "$dir"
 
 dump() {
-  stamp=$(date -u +%Y%m%dT%H%M%SZ)
+  stamp=$(date -u +%Y%m%dT%H%M%SZ)-$$-$(od -An -N2 -tx2 /dev/urandom | tr -d " ")
   part="$dir/.patience-hall-$stamp.dump.part"
   pg_dump --format=custom --no-owner --file="$part"
   mv "$part" "$dir/patience-hall-$stamp.dump"
