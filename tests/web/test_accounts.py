@@ -23,7 +23,7 @@ GHOST = re.compile(r"deleted-[0-9a-f]{8}")
 
 def _me(app: FastAPI, player_id: str) -> Player:
     with app.state.sessions() as db:
-        player = db.get(Player, player_id)
+        player: Player | None = db.get(Player, player_id)
         assert player is not None
         return player
 
