@@ -1,7 +1,9 @@
-# Patience Hall: the app and its pinned runtime dependencies (no test tools), run as a
-# non-root user. The start command migrates the database, then serves with several workers.
-#   docker build -t patience-hall .
-#   docker compose up        (with Postgres; see docker-compose.yml and .env.example)
+# Patience Hall: the app and its locked runtime dependencies (requirements/app.lock, every file
+# checked against its hash; no test tools), run as a non-root user. The start command checks
+# the settings, migrates the database (MIGRATE=0: not), checks the DEAL_KEY, then serves with
+# several workers. The same image runs the one-shot migration (python -m app.cli migrate) and
+# the solver workers (python -m app.jobs): docker-compose.yml, docs/operating.md.
+#   docker build -t patience-hall:0.2.0 .
 FROM python:3.11-slim
 
 ENV PYTHONDONTWRITEBYTECODE=1 \
@@ -10,10 +12,11 @@ ENV PYTHONDONTWRITEBYTECODE=1 \
     PIP_DISABLE_PIP_VERSION_CHECK=1 \
     VIRTUAL_ENV=/opt/venv \
     PATH=/opt/venv/bin:$PATH \
+    PYTHONPATH=/srv/patience-hall \
     APP_ENV=production \
     HOST=0.0.0.0 \
     PORT=8000 \
-    WEB_CONCURRENCY=4
+    WEB_CONCURRENCY=2
 
 RUN python -m venv /opt/venv \
     && useradd --system --uid 10001 --user-group --home-dir /srv/patience-hall \
@@ -21,14 +24,13 @@ RUN python -m venv /opt/venv \
 
 WORKDIR /srv/patience-hall
 
-# The pinned dependencies first, in a layer of their own that only pyproject.toml invalidates.
-COPY pyproject.toml ./
-RUN python -c "import tomllib; print('\n'.join(tomllib.load(open('pyproject.toml', 'rb'))['project']['dependencies']))" \
-       > /tmp/requirements.txt \
-    && pip install -r /tmp/requirements.txt \
-    && rm /tmp/requirements.txt
+# The locked dependencies first, in a layer of their own that only the lock file invalidates.
+COPY requirements/app.lock requirements/app.lock
+RUN pip install --require-hashes --no-deps -r requirements/app.lock
 
-# The app itself, installed in place: it finds templates/, static/ and docs/ beside app/.
+# The app itself, run in place from its directory (PYTHONPATH): it finds templates/, static/
+# and docs/ beside app/. Nothing is built or fetched here without a hash.
+COPY pyproject.toml ./
 COPY app/ app/
 COPY migrations/ migrations/
 COPY templates/ templates/
@@ -36,11 +38,10 @@ COPY static/ static/
 COPY docs/ docs/
 COPY alembic.ini ./
 COPY scripts/docker-start.sh scripts/docker-start.sh
-RUN pip install --no-deps -e . \
-    && mkdir -p data \
+RUN mkdir -p data \
     && chown patience:patience data
 
-USER patience
+USER 10001:10001
 
 EXPOSE 8000
 

@@ -1,5 +1,15 @@
-"""Operator commands: ``python -m app.cli check-replays [--game-id ID]`` and
-``python -m app.cli certify --game G --count N``.
+"""Operator commands: ``python -m app.cli check-replays [--game-id ID]``,
+``python -m app.cli certify --game G --count N``, ``python -m app.cli migrate``,
+``python -m app.cli preflight`` and ``python -m app.cli player …``.
+
+``migrate`` brings the schema up to date (under PostgreSQL's advisory lock: several at once
+are safe) and then checks the DEAL_KEY against the database's fingerprint (recording it on a new
+database); ``preflight`` only checks. Both exit 78 (EX_CONFIG) with the reason when production
+must not start.
+
+``player rename OLD NEW``, ``player ban NAME`` (``--undo`` lifts it), ``player revoke NAME``
+(signs out every browser session and drops the API token) and ``player delete NAME`` (the
+account's personal data goes; its games stay under a ghost name).
 
 ``check-replays`` replays every game's move log (or one game's) from its deal over the
 configured DATABASE_URL and DEAL_KEY, and exits non-zero if any stored state differs.
@@ -15,10 +25,15 @@ import argparse
 import sys
 from collections.abc import Sequence
 
+from sqlalchemy.engine import make_url
 from sqlalchemy.exc import SQLAlchemyError
 
-from app.config import Settings
+from app.config import PROJECT_DIR, Settings, refusals
+from app.db.session import make_engine, make_sessionmaker
 from app.engine import GAMES
+from app.services.accounts import Accounts
+from app.services.errors import NotFound, ServiceError
+from app.services.players import find_by_name, rename
 from app.services.replays import check_replays, open_games
 from app.services.solver import CERTIFY_NODES, CERTIFY_SECONDS, Verdict, open_solver
 
@@ -50,7 +65,85 @@ def _parser() -> argparse.ArgumentParser:
     certify.add_argument(
         "--max-minutes", type=float, default=60.0, help="minutes this run may take at most"
     )
+    commands.add_parser("migrate", help="migrate the database, then check the DEAL_KEY")
+    commands.add_parser("preflight", help="check the settings and the DEAL_KEY, start nothing")
+    player = commands.add_parser("player", help="an operator's tools for one player")
+    acts = player.add_subparsers(dest="action", required=True)
+    rename = acts.add_parser("rename", help="give a player another name")
+    rename.add_argument("name")
+    rename.add_argument("new_name")
+    ban = acts.add_parser("ban", help="ban: games stop counting, no rated games")
+    ban.add_argument("name")
+    ban.add_argument("--undo", action="store_true", help="lift the ban")
+    revoke = acts.add_parser("revoke", help="sign out every session and drop the API token")
+    revoke.add_argument("name")
+    delete = acts.add_parser("delete", help="delete the account (games stay, anonymous)")
+    delete.add_argument("name")
     return parser
+
+
+EX_CONFIG = 78
+
+
+def preflight_command(settings: Settings, migrate: bool) -> int:
+    from app.main import preflight
+
+    problems = refusals(settings)
+    if not problems and migrate:
+        from alembic import command
+        from alembic.config import Config
+
+        config = Config(str(PROJECT_DIR / "alembic.ini"))
+        config.set_main_option("sqlalchemy.url", settings.database_url)
+        command.upgrade(config, "head")
+        if make_url(settings.database_url).get_backend_name() == "postgresql":
+            from app.jobs import apply_schema, defer_fill, make_jobs
+
+            apply_schema(settings.database_url)  # the solver workers' queue
+            if settings.certified_pool_target > 0:  # the pools fill in the background
+                with make_jobs(settings.database_url).open() as queue:
+                    for game in GAMES:
+                        defer_fill(game, queue)
+    if not problems:
+        problems = preflight(settings)
+    for problem in problems:
+        print(f"patience-hall: {problem}", file=sys.stderr)
+    if problems:
+        return EX_CONFIG
+    print(f"patience-hall: ready (APP_ENV={settings.app_env})", file=sys.stderr)
+    return 0
+
+
+def player_command(settings: Settings, args: argparse.Namespace) -> int:
+    engine = make_engine(settings.database_url, pool_size=1)
+    accounts = Accounts(make_sessionmaker(engine))
+    try:
+        if args.action == "rename":
+            with accounts.sessions.begin() as db:
+                found = find_by_name(db, args.name)
+                if found is None:
+                    raise NotFound(f"There is no player called {args.name!r}.")
+                done = f"{args.name} is now {rename(db, found, args.new_name).name}."
+        elif args.action == "ban":
+            player = accounts.ban(args.name, banned=not args.undo)
+            done = f"{player.name} is {'no longer banned' if args.undo else 'banned'}."
+        elif args.action == "revoke":
+            player = accounts.revoke(args.name)
+            done = f"{player.name}: every session and the API token are revoked."
+        else:
+            done = (
+                f"{args.name} is deleted; their games stay as {accounts.admin_delete(args.name)}."
+            )
+    except ServiceError as exc:
+        print(exc.message, file=sys.stderr)
+        return 1
+    except SQLAlchemyError as exc:
+        print(f"Cannot use the database: {exc}", file=sys.stderr)
+        return 2
+    finally:
+        engine.dispose()
+    print(done)
+    return 0
 
 
 def _progress_bar(have: int, want: int, verdict: Verdict | None) -> None:
@@ -139,6 +232,10 @@ def main(argv: Sequence[str] | None = None, settings: Settings | None = None) ->
             args.max_deals,
             args.max_minutes,
         )
+    if args.command in ("migrate", "preflight"):
+        return preflight_command(settings, migrate=args.command == "migrate")
+    if args.command == "player":
+        return player_command(settings, args)
     raise AssertionError(args.command)  # pragma: no cover - argparse refuses other commands
 
 

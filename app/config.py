@@ -10,6 +10,7 @@ from typing import Literal
 
 from pydantic import Field, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
+from sqlalchemy.engine import make_url
 
 from app.engine import DEVELOPMENT_KEY
 
@@ -111,8 +112,23 @@ class Settings(BaseSettings):
     # Request size limits: 413 above the body size, 431 above the header size.
     max_body_bytes: int = Field(default=65536, ge=1024)
     max_header_bytes: int = Field(default=16384, ge=1024)
-    # One JSON line per request on the "patience_hall.access" logger.
+    # One JSON line per request on the "patience_hall.access" logger (and, through
+    # ``python -m app.serve``, uvicorn's own lines too).
     json_logs: bool = True
+    # Worker processes of this instance (uvicorn --workers): more than one in production needs
+    # REDIS_URL, or every rate limit is counted once per worker.
+    web_concurrency: int = Field(default=1, ge=1, le=64)
+    # ``GET /metrics``: in production only with ``Authorization: Bearer <METRICS_TOKEN>`` (unset:
+    # 404, scrape a private port instead); elsewhere open. ``/docs``, ``/redoc`` and
+    # ``/openapi.json``: None means "not in production".
+    metrics_token: str | None = None
+    api_docs: bool | None = None
+    # Judging ended games' deals and filling the certified pool as durable jobs on PostgreSQL
+    # (procrastinate, app/jobs.py), taken by the solver workers of their own service; off: the
+    # app judges in its own worker processes (SOLVER_WORKERS), as on SQLite.
+    solver_jobs: bool = False
+    # Deals per game that the solver workers keep in the certified-winnable pool (0: none).
+    certified_pool_target: int = Field(default=20, ge=0, le=100_000)
 
     # The solver (hints) runs in this many worker processes, each search within this many
     # seconds of wall time: a slow search never holds up a move.
@@ -153,12 +169,37 @@ class Settings(BaseSettings):
         return self
 
     @property
+    def public_api_docs(self) -> bool:
+        return self.app_env != "production" if self.api_docs is None else self.api_docs
+
+    @property
     def secure_cookies(self) -> bool:
         return self.app_env == "production" if self.cookie_secure is None else self.cookie_secure
 
     @property
     def deal_key_bytes(self) -> bytes:
         return self.deal_key.encode()
+
+
+def refusals(settings: Settings) -> list[str]:
+    """Why production must not start with these settings (the secrets are checked when the
+    settings are read; the deal key against the database's fingerprint by ``app.main``)."""
+    if settings.app_env != "production":
+        return []
+    problems = []
+    if make_url(settings.database_url).get_backend_name() == "sqlite":
+        problems.append(
+            "Refusing to start in production on SQLite: set DATABASE_URL to a PostgreSQL "
+            "database (postgresql+psycopg://user:password@host:5432/db). SQLite is for one "
+            "process on one machine, for development."
+        )
+    if settings.web_concurrency > 1 and not settings.redis_url:
+        problems.append(
+            f"Refusing to start in production with WEB_CONCURRENCY={settings.web_concurrency} "
+            "workers and no REDIS_URL: every rate limit would be counted apart in each worker. "
+            "Set REDIS_URL (e.g. redis://redis:6379/0), or WEB_CONCURRENCY=1."
+        )
+    return problems
 
 
 @lru_cache

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import gc
 import logging
 import os
@@ -16,16 +17,19 @@ import fastapi_offline
 from anyio import to_thread
 from fastapi import FastAPI
 from fastapi.staticfiles import StaticFiles
+from sqlalchemy import Engine
 from starlette.middleware.gzip import GZipMiddleware
 from starlette.middleware.sessions import SessionMiddleware
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from app.config import PROJECT_DIR, Settings, get_settings
+from app.config import PROJECT_DIR, Settings, get_settings, refusals
 from app.db.broker import make_broker
+from app.db.deployment import KeyCheck, check_deal_key
 from app.db.faults import is_unavailable, summary
 from app.db.game_rows import MoveStore
 from app.db.session import Limits, make_engine, make_sessionmaker
 from app.metrics import process_exited
+from app.services.accounts import Accounts
 from app.services.deals import Deals
 from app.services.games import Games
 from app.services.leaderboard import Leaderboards
@@ -37,6 +41,7 @@ from app.services.solver import Solver, SolverPool
 from app.web import docs, errors, faults, observe, schemas
 from app.web.csrf import CSRFMiddleware
 from app.web.headers import HeadAsGet, SecurityHeaders
+from app.web.https import NeedsHttps
 from app.web.limits import Admission, SizeLimits
 from app.web.ratelimit import RateLimits
 from app.web.router import router
@@ -76,8 +81,59 @@ async def _sweep_rooms(rooms: Rooms, every_s: float) -> None:
                 log.warning("sweeping rooms failed, database unavailable: %s", summary(exc))
 
 
+class StartRefused(RuntimeError):
+    """The settings or the database say this process must not serve (production only)."""
+
+
+def deal_key_problem(engine: Engine, settings: Settings) -> str | None:
+    """Why the deal key must not be used on this database (None: it may). In production a key
+    that differs from the one the database was first started with, or a database where this
+    cannot be checked, is refused; elsewhere a warning is logged and the app starts."""
+    production = settings.app_env == "production"
+    try:
+        found = check_deal_key(engine, settings.deal_key_bytes)
+    except Exception as exc:
+        problem = (
+            "Refusing to start in production: the DEAL_KEY cannot be checked against the "
+            f"database ({summary(exc)}). Is the database up and migrated (alembic upgrade head)?"
+        )
+        if production:
+            return problem
+        log.warning("DEAL_KEY not checked against the database: %s", summary(exc))
+        return None
+    if found is KeyCheck.RECORDED:
+        log.info("DEAL_KEY fingerprint recorded: this database's games are dealt with this key")
+    if found is not KeyCheck.DIFFERS:
+        return None
+    problem = (
+        "Refusing to start: DEAL_KEY is not the key this database was created with, so every "
+        "stored game and shared deal link would change its cards. Start with the DEAL_KEY kept "
+        "with this database's backup (docs/operating.md, Backup and restore)."
+    )
+    if production:
+        return problem
+    log.warning("%s (allowed outside production)", problem)
+    return None
+
+
+def preflight(settings: Settings) -> list[str]:
+    """Every reason this process must not start, settings and database together (empty: go)."""
+    problems = refusals(settings)
+    if problems:
+        return problems
+    engine = make_engine(settings.database_url, pool_size=1)
+    try:
+        problem = deal_key_problem(engine, settings)
+    finally:
+        engine.dispose()
+    return [problem] if problem else []
+
+
 def create_app(settings: Settings | None = None) -> FastAPI:
     settings = settings or get_settings()
+    problems = refusals(settings)
+    if problems:
+        raise StartRefused(" ".join(problems))
     limits = Limits(
         pool_timeout_ms=settings.db_pool_timeout_ms,
         statement_timeout_ms=settings.db_statement_timeout_ms,
@@ -85,6 +141,10 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         move_lock_timeout_ms=settings.db_move_lock_timeout_ms,
     )
     engine = make_engine(settings.database_url, settings.db_pool_size, limits)
+    problem = deal_key_problem(engine, settings)
+    if problem:
+        engine.dispose()
+        raise StartRefused(problem)
     sessions = make_sessionmaker(engine)
 
     @asynccontextmanager
@@ -102,6 +162,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         gc.freeze()
         gc.set_threshold(50_000, 50, 1000)
         await broker.start()
+        if jobs_app is not None:
+            await to_thread.run_sync(jobs_app.open)
         sweeper = asyncio.create_task(_sweep_rooms(app.state.rooms, settings.room_sweep_s))
         app.state.solver.loop = asyncio.get_running_loop()  # deals judged when games end
         yield
@@ -109,6 +171,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         with contextlib.suppress(asyncio.CancelledError):
             await sweeper
         await broker.stop()
+        if jobs_app is not None:
+            await to_thread.run_sync(jobs_app.close)
         app.state.solver.loop = None
         engine.dispose()
         move_store.close()
@@ -124,6 +188,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         # (app/web/docs.py): the CDN pages FastAPI builds would break the CSP.
         docs_url=None,
         redoc_url=None,
+        openapi_url="/openapi.json" if settings.public_api_docs else None,
     )
     app.state.settings = settings
     # Templates are read once, except while developing: checking each template file's time on
@@ -143,6 +208,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         answer_json=schemas.answer_text,
     )
     app.state.players = Players(sessions)
+    app.state.accounts = Accounts(sessions)
     app.state.solver = Solver(
         sessions,
         settings.deal_key_bytes,
@@ -153,6 +219,12 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         judge_busy_share=settings.solver_judge_busy_share,
     )
     app.state.games.ended = app.state.solver.game_ended
+    jobs_app = None
+    if settings.solver_jobs and engine.dialect.name == "postgresql":
+        from app.jobs import defer_judge, make_jobs
+
+        jobs_app = make_jobs(settings.database_url)
+        app.state.solver.judge_later = functools.partial(defer_judge, jobs_app)
     # Events of rooms and races: published after each commit, streamed by app/web/live.py.
     broker = make_broker(engine)
     app.state.broker = broker
@@ -187,13 +259,15 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     if not move_store.shared:
         observe.count_pool(move_store.engine, "moves")
     app.include_router(router)
-    app.include_router(docs.router)
+    if settings.public_api_docs:  # not in production unless API_DOCS=true
+        app.include_router(docs.router)
     app.include_router(observe.router)
-    app.mount(  # before /static, which would answer 404 for these
-        docs.ASSETS,
-        StaticFiles(directory=Path(fastapi_offline.__file__).parent / "static"),
-        name="docs-assets",
-    )
+    if settings.public_api_docs:
+        app.mount(  # before /static, which would answer 404 for these
+            docs.ASSETS,
+            StaticFiles(directory=Path(fastapi_offline.__file__).parent / "static"),
+            name="docs-assets",
+        )
     app.mount("/static", StaticFiles(directory=PROJECT_DIR / "static"), name="static")
 
     # Outermost last: security headers on everything (refusals too), HEAD as GET, gzip, then
@@ -225,6 +299,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.add_middleware(
         SizeLimits, max_body=settings.max_body_bytes, max_header=settings.max_header_bytes
     )
+    app.add_middleware(NeedsHttps, secure=settings.secure_cookies)
     app.add_middleware(SecurityHeaders, secure=settings.secure_cookies)  # refusals too
     app.add_middleware(observe.AccessLog)  # outermost: every answer is logged and counted
     return app

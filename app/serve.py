@@ -12,6 +12,7 @@ module in place of ``python -m uvicorn``.
 from __future__ import annotations
 
 import asyncio
+import logging
 import os
 from typing import Any
 
@@ -62,6 +63,36 @@ class TimedHttpProtocol(HttpToolsProtocol):
         self._disarm()
         super().connection_lost(exc)
 
+
+def json_log_config() -> dict[str, Any]:
+    """uvicorn's logging, every line one JSON object (``JSON_LOGS``, on by default): uvicorn's
+    own lines, the app's (``patience_hall.*`` and ``app.*``) and any warning or third-party line
+    that reaches the root logger. The app adds no second handler of its own then
+    (``app.web.observe.configure_logging``)."""
+    handler = {"class": "logging.StreamHandler", "formatter": "json", "stream": "ext://sys.stderr"}
+    own = {"handlers": ["json"], "level": "INFO", "propagate": False}
+    return {
+        "version": 1,
+        "disable_existing_loggers": False,
+        "formatters": {"json": {"()": "app.web.observe.JsonFormatter"}},
+        "handlers": {"json": handler},
+        "loggers": {
+            "uvicorn": own,
+            "uvicorn.error": {"level": "INFO"},
+            "uvicorn.access": own,
+            "patience_hall": own,
+            "app": own,
+        },
+        "root": {"handlers": ["json"], "level": "WARNING"},
+    }
+
+
+if os.environ.get("JSON_LOGS", "true").strip().lower() not in ("0", "false", "no", "off"):
+    logging.captureWarnings(True)
+    # uvicorn's default (its Config's ``log_config``): replaced in place, so the worker
+    # processes, which receive the Config, log the same way.
+    uvicorn_config.LOGGING_CONFIG.clear()
+    uvicorn_config.LOGGING_CONFIG.update(json_log_config())
 
 # ``--http httptools`` names this protocol, in this process and in the worker processes
 # (uvicorn starts them with multiprocessing's "spawn", which imports this module again).

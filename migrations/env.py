@@ -8,6 +8,7 @@ from alembic import context
 from sqlalchemy import Connection
 
 from app.config import get_settings
+from app.db.deployment import migration_lock
 from app.db.models import Base
 from app.db.session import make_engine
 
@@ -47,7 +48,9 @@ def run_migrations_online() -> None:
         return
     engine = make_engine(_url())
     try:
-        with engine.connect() as conn:
+        # Under PostgreSQL's advisory lock: any number of instances may migrate at once; one
+        # does the work, the others wait for it and then find nothing left to do.
+        with engine.connect() as conn, migration_lock(conn):
             _configure(conn)
             with context.begin_transaction():
                 context.run_migrations()

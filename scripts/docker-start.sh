@@ -1,12 +1,16 @@
 #!/bin/sh
-# The container's start command: check the settings, bring the database schema up to date, then
-# serve with several uvicorn workers. It runs as is outside Docker too, e.g.
+# The container's start command: check the settings, bring the database schema up to date
+# (MIGRATE=0 skips it: docker-compose.yml's one-shot "migrate" service does it), check the
+# DEAL_KEY against the database, then serve with several uvicorn workers. It runs as is outside
+# Docker too, e.g.
 #   APP_ENV=production DEAL_KEY=… SESSION_SECRET=… DATABASE_URL=… HOST=127.0.0.1 PORT=8001 \
 #     PATH=.venv/bin:$PATH scripts/docker-start.sh
 set -eu
 cd "$(dirname "$0")/.."
 
 python=${PYTHON:-python}
+# The settings check below reads it too: several workers need REDIS_URL in production.
+export WEB_CONCURRENCY="${WEB_CONCURRENCY:-4}"
 
 # Fail fast with one clear line when the settings are refused (e.g. production with the
 # development DEAL_KEY), rather than with a traceback from the migration step.
@@ -15,7 +19,7 @@ import sys
 
 from pydantic import ValidationError
 
-from app.config import get_settings
+from app.config import get_settings, refusals
 
 try:
     settings = get_settings()
@@ -23,10 +27,19 @@ except ValidationError as exc:
     for error in exc.errors():
         print(f"patience-hall: {error['msg']}", file=sys.stderr)
     sys.exit(78)  # EX_CONFIG
+for problem in refusals(settings):  # production on SQLite, several workers without Redis
+    print(f"patience-hall: {problem}", file=sys.stderr)
+    sys.exit(78)
 print(f"patience-hall: settings ok (APP_ENV={settings.app_env})", file=sys.stderr)
 PY
 
-"$python" -m alembic upgrade head
+# alembic upgrade head under PostgreSQL's advisory lock, then the DEAL_KEY's fingerprint
+# (exit 78 when the key is not the database's own).
+if [ "${MIGRATE:-1}" = 1 ]; then
+  "$python" -m app.cli migrate
+else
+  "$python" -m app.cli preflight
+fi
 
 # Metrics of every worker are added up from files in one directory (prometheus-client's
 # multiprocess mode), emptied at each start.
@@ -37,6 +50,6 @@ rm -rf "$PROMETHEUS_MULTIPROC_DIR" && mkdir -p "$PROMETHEUS_MULTIPROC_DIR"
 # idle keep-alive connections close after 5 s; the app logs one JSON line per request itself.
 exec "$python" -m app.serve --factory app.main:create_app \
   --host "${HOST:-0.0.0.0}" --port "${PORT:-8000}" \
-  --workers "${WEB_CONCURRENCY:-4}" --http httptools \
+  --workers "$WEB_CONCURRENCY" --http httptools \
   --timeout-keep-alive 5 --timeout-graceful-shutdown 10 --no-access-log \
   --proxy-headers --no-server-header "$@"

@@ -1,6 +1,9 @@
 #!/usr/bin/env bash
-# Creates .venv and installs the app with its pinned dependencies (and, with --dev, the test
-# tools and the browser the end-to-end tests drive). Safe to run again: it only adds what is missing.
+# Creates .venv and installs the app with its locked dependencies (requirements/app.lock, or
+# with --dev requirements/dev.lock: every package pinned with its hashes, checked by pip), and,
+# with --dev, the test tools, the browser the end-to-end tests drive and the reverse proxy the
+# deployment tests run (Debian's chromium and caddy). Safe to run again: it only adds what is
+# missing. docs/operating.md says how to regenerate the lock files.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -13,27 +16,38 @@ if [ ! -x .venv/bin/python ]; then
   say "creating the virtual environment .venv with $("$python" --version 2>&1)"
   "$python" -m venv .venv
 fi
-stamp=.venv/.installed-$(sha256sum pyproject.toml | cut -c1-16)-$dev
+lock=requirements/app.lock
+[ "$dev" = 1 ] && lock=requirements/dev.lock
+stamp=.venv/.installed-$(cat pyproject.toml "$lock" | sha256sum | cut -c1-16)-$dev
 if [ ! -f "$stamp" ]; then
-  say "installing Patience Hall and its pinned dependencies into .venv$([ "$dev" = 1 ] && echo ', with the test tools')"
+  say "installing Patience Hall and its locked dependencies ($lock) into .venv$([ "$dev" = 1 ] && echo ', with the test tools')"
   say "(this takes a minute or so the first time, and is skipped on later runs)"
   .venv/bin/pip install --quiet --upgrade pip
-  if [ "$dev" = 1 ]; then
-    .venv/bin/pip install --quiet -e '.[dev]'
-  else
-    .venv/bin/pip install --quiet -e .
-  fi
+  .venv/bin/pip install --quiet --require-hashes --no-deps -r "$lock"
+  # The app itself, in place (its dependencies are all in the lock, installed above).
+  .venv/bin/pip install --quiet --no-deps -e .
   touch "$stamp"
   say "dependencies installed"
 fi
+
+apt_install() {
+  if [ "$(id -u)" = 0 ]; then
+    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$@" >/dev/null
+  else
+    sudo apt-get update -qq && sudo DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$@" >/dev/null
+  fi
+}
 
 if [ "$dev" = 1 ] && [ ! -x /usr/bin/chromium ]; then
   # Playwright's own browser download cannot work here; Debian's Chromium is what the
   # end-to-end tests drive.
   say "installing Debian's Chromium for the browser tests"
-  if [ "$(id -u)" = 0 ]; then
-    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null
-  else
-    sudo apt-get update -qq && sudo DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null
-  fi
+  apt_install chromium
+fi
+
+if [ "$dev" = 1 ] && ! command -v caddy >/dev/null 2>&1; then
+  # The deployment tests put the real reverse proxy of docker-compose.yml in front of two app
+  # instances (tests/deploy/test_proxy.py). Its package's service is not started here.
+  say "installing Debian's caddy for the reverse-proxy tests"
+  apt_install caddy || say "caddy could not be installed: the reverse-proxy tests will say so"
 fi

@@ -13,9 +13,13 @@ Two ways to tell the processes, behind the same interface:
 - :class:`InProcessBroker` — one process (the embedded SQLite default): the ids go straight to
   this process's dispatcher.
 - :class:`PostgresBroker` — any number of worker processes and app instances on one PostgreSQL:
-  ``NOTIFY ph_events, '<event id>'`` after the commit, and one dedicated ``LISTEN`` connection per
-  process, which reconnects after a database restart and then reads every event it may have
-  missed (ids above the last one it saw).
+  after the commit the event ids join this process's batch, and one ``NOTIFY ph_events,
+  '<id>,<id>,…'`` per batch (every ``BATCH_S``, 3 ms) tells every process; one dedicated
+  ``LISTEN`` connection per process, which reconnects after a database restart and then reads
+  every event it may have missed (ids above the last one it saw).
+
+  Both connections must reach the primary itself: LISTEN/NOTIFY does not pass a
+  transaction-pooling PgBouncer (nor a read replica). docs/operating.md, "Scaling out".
 """
 
 from __future__ import annotations
@@ -23,6 +27,8 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import threading
+import time
 from collections import deque
 from dataclasses import dataclass, field
 from typing import Any
@@ -36,6 +42,8 @@ from app.db.models import Event
 log = logging.getLogger(__name__)
 
 CHANNEL = "ph_events"
+BATCH_S = 0.003  # how long a process gathers event ids before one NOTIFY tells them all
+NOTIFY_IDS = 500  # ids per NOTIFY at most (a payload stays far below PostgreSQL's 8000 bytes)
 QUEUE_SIZE = 256  # events a subscriber may fall behind by before it is dropped
 RECENT_MOST = 4096  # delivered ids remembered against a second delivery
 RETRY_MOST = 10_000  # announced events kept to read again after a failed read
@@ -227,6 +235,14 @@ class PostgresBroker(InProcessBroker):
     def __init__(self, engine: Engine, retry_s: float = 0.5) -> None:
         super().__init__(engine)
         self.retry_s = retry_s
+        # The batch of ids to announce, and the thread that sends it (while serving; before
+        # ``start`` or after ``stop``, e.g. in an operator command, each publish notifies).
+        self._batch: list[int] = []
+        self._batch_lock = threading.Lock()
+        self._batch_ready = threading.Event()
+        self._sender: threading.Thread | None = None
+        self._sending = False
+        self.notifies = 0  # NOTIFY statements sent (for tests and benchmarks)
         self.listening = asyncio.Event()  # set while the LISTEN connection is up
         self.reconnects = 0
         # Notifying is one statement outside any transaction, on a small pool of its own.
@@ -249,8 +265,16 @@ class PostgresBroker(InProcessBroker):
             self._need_last_id = True
         self.listening = asyncio.Event()
         self._tasks.append(asyncio.create_task(self._listen()))
+        self._sending = True
+        self._sender = threading.Thread(target=self._send_batches, name="notify", daemon=True)
+        self._sender.start()
 
     async def stop(self) -> None:
+        self._sending = False
+        self._batch_ready.set()
+        if self._sender is not None:
+            await asyncio.to_thread(self._sender.join, 5)
+            self._sender = None
         await super().stop()
         self.notifier.dispose()
         if self._reader is not None:
@@ -282,15 +306,35 @@ class PostgresBroker(InProcessBroker):
     def publish(self, ids: list[int]) -> None:
         if not ids:
             return
+        if not self._sending:
+            self._notify(list(ids))
+            return
+        with self._batch_lock:
+            self._batch.extend(ids)
+        self._batch_ready.set()
+
+    def _send_batches(self) -> None:
+        """The sender thread: one NOTIFY for the ids published in each ``BATCH_S``."""
+        while self._sending or self._batch:
+            self._batch_ready.wait()
+            if self._sending:
+                time.sleep(BATCH_S)  # let the other commits of this moment join the batch
+            with self._batch_lock:
+                ids, self._batch = self._batch, []
+                self._batch_ready.clear()
+            if ids:
+                self._notify(ids)
+
+    def _notify(self, ids: list[int]) -> None:
         try:
             with self.notifier.connect() as db:
-                db.execute(
-                    text(
-                        "SELECT pg_notify(:channel, id::text) "
-                        "FROM unnest(CAST(:ids AS bigint[])) AS id"
-                    ),
-                    {"channel": CHANNEL, "ids": list(ids)},
-                )
+                for at in range(0, len(ids), NOTIFY_IDS):
+                    payload = ",".join(map(str, ids[at : at + NOTIFY_IDS]))
+                    db.execute(
+                        text("SELECT pg_notify(:channel, :payload)"),
+                        {"channel": CHANNEL, "payload": payload},
+                    )
+                    self.notifies += 1
         except Exception:  # the change is committed; clients catch up from the table
             log.exception("NOTIFY failed")
 
@@ -318,7 +362,8 @@ class PostgresBroker(InProcessBroker):
                     pending = self._pending
                     assert pending is not None
                     async for note in conn.notifies():
-                        pending.put_nowait([int(note.payload)])  # on the loop: no self-pipe
+                        # On the loop: no self-pipe. A batch: "<id>,<id>,…".
+                        pending.put_nowait([int(i) for i in note.payload.split(",") if i])
             except Exception as exc:  # whatever it was, listening must go on
                 log.warning("the LISTEN connection dropped (%s); reconnecting", summary(exc))
             finally:

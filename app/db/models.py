@@ -81,6 +81,11 @@ class Player(Base):
     # Display and play preferences (the ``ph_prefs`` cookie's flags), following the account to
     # every device it signs in on; None until the player first saves them.
     prefs: Mapped[str | None] = mapped_column(String(200))
+    # An operator's ban (``python -m app.cli player ban``): the player's games stop counting on
+    # leaderboards and they cannot start rated games. Deleted: the account was deleted and its
+    # name is a ghost name (``deleted-<8 hex>``); its games stay as anonymous records.
+    banned_at: Mapped[datetime | None] = mapped_column(UTCDateTime())
+    deleted_at: Mapped[datetime | None] = mapped_column(UTCDateTime())
 
 
 class Game(Base):
@@ -330,4 +335,14 @@ class Event(Base):
     room_code: Mapped[str] = mapped_column(ForeignKey("room.code"))
     kind: Mapped[str] = mapped_column(String(8))  # "room", "race" or "progress"
     data: Mapped[str] = mapped_column(Text)  # JSON
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime())
+
+
+class AppMeta(Base):
+    """Facts about the deployment, by name (app/db/deployment.py): the deal key's fingerprint."""
+
+    __tablename__ = "app_meta"
+
+    name: Mapped[str] = mapped_column(String(64), primary_key=True)
+    value: Mapped[str] = mapped_column(Text)
     created_at: Mapped[datetime] = mapped_column(UTCDateTime())

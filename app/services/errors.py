@@ -174,3 +174,9 @@ class RaceRunning(ServiceError):
 
 class NotAMember(ServiceError):
     status, code = 403, "not_a_member"
+
+
+class Banned(ServiceError):
+    """An operator banned this player: their games do not count and they cannot play rated."""
+
+    status, code = 403, "banned"

@@ -145,6 +145,7 @@ class Leaderboards:
             select(Player.name, PlayerStats.played, PlayerStats.won, PlayerStats.wilson)
             .join(Player, Player.id == PlayerStats.player_id)
             .where(PlayerStats.game == key, PlayerStats.played >= self.min_games)
+            .where(Player.banned_at.is_(None))  # a banned player's games do not count
             .order_by(PlayerStats.wilson.desc(), PlayerStats.won.desc())
             .limit(limit + 50)  # room to order ties by name and still return ``limit`` rows
         ).all()
@@ -202,9 +203,13 @@ class Leaderboards:
             )[: limit + 50]
             ids = [r[0] for r in scored]
             names: dict[str, str] = dict(
-                db.execute(select(Player.id, Player.name).where(Player.id.in_(ids))).all()
+                db.execute(
+                    select(Player.id, Player.name).where(
+                        Player.id.in_(ids), Player.banned_at.is_(None)
+                    )
+                ).all()
             )
-        return rank_rows([(names[pid], p, w, s) for pid, p, w, s in scored])[:limit]
+        return rank_rows([(names[pid], p, w, s) for pid, p, w, s in scored if pid in names])[:limit]
 
     # -- each game's overall win rate -------------------------------------------------------------
 

@@ -23,6 +23,8 @@ NAME_RULE = re.compile(r"[A-Za-z0-9_-]{3,24}")
 NAME_HELP = "A name has 3 to 24 characters: letters, digits, _ and -."
 MAX_NAME = 24
 MIN_PASSWORD = 8
+# Deleted accounts keep their games under a ghost name with this prefix: nobody may choose one.
+GHOST_PREFIX = "deleted-"
 
 _hasher = PasswordHasher()
 # Verified when a name has no password (or no player), so that a refused sign-in takes as long
@@ -68,6 +70,8 @@ def check_name(name: str) -> str:
     name = normal_name(name)
     if not NAME_RULE.fullmatch(name):
         raise InvalidRequest(NAME_HELP)
+    if name.casefold().startswith(GHOST_PREFIX):
+        raise InvalidRequest(f"Names starting with {GHOST_PREFIX!r} are kept for deleted accounts.")
     return name
 
 
@@ -160,14 +164,17 @@ def sign_in(db: Session, name: str, password: str) -> Player:
 class Players:
     """The player use cases, each in its own transaction."""
 
-    # Players are never deleted and tokens never change, so what was found once stays true:
-    # remembering it saves a database round trip on every API call and every page.
+    # Player rows are never deleted (a deleted account keeps its row under a ghost name), so
+    # a player found once stays known; remembering it saves a database round trip on every API
+    # call and every page. A token's owner is remembered for TOKEN_CACHE_SECONDS: a token that
+    # an account deletion or an operator revoked stops working everywhere within that time.
     _CACHE_LIMIT = 100_000
     SESSION_CACHE_SECONDS = 2.0
+    TOKEN_CACHE_SECONDS = 30.0
 
     def __init__(self, sessions: sessionmaker[Session]) -> None:
         self.sessions = sessions
-        self._token_owner: dict[str, str] = {}
+        self._token_owner: dict[str, tuple[str, float]] = {}
         self._known: set[str] = set()
         # player id → (session version, when it was read): a browser request skips the
         # database while its entry is fresh. This process's own bumps update it at once; a
@@ -237,7 +244,17 @@ class Players:
         return version
 
     def cached_token_owner(self, token: str) -> str | None:
-        return self._token_owner.get(hash_token(token))
+        found = self._token_owner.get(hash_token(token))
+        if found is None or time.monotonic() - found[1] > self.TOKEN_CACHE_SECONDS:
+            return None
+        return found[0]
+
+    def forget(self, player_id: str) -> None:
+        """Drops what this process remembers of the player's token and sessions (at once here;
+        other processes within TOKEN_CACHE_SECONDS and SESSION_CACHE_SECONDS)."""
+        for digest in [d for d, (owner, _) in self._token_owner.items() if owner == player_id]:
+            del self._token_owner[digest]
+        self._session_versions.pop(player_id, None)
 
     def exists(self, player_id: str) -> bool:
         if player_id in self._known:
@@ -256,7 +273,7 @@ class Players:
 
     def id_for_token(self, token: str) -> str | None:
         digest = hash_token(token)
-        owner = self._token_owner.get(digest)
+        owner = self.cached_token_owner(token)
         if owner is not None:
             return owner
         with self.sessions() as db:
@@ -264,7 +281,7 @@ class Players:
         if owner is not None:
             if len(self._token_owner) >= self._CACHE_LIMIT:
                 self._token_owner.clear()
-            self._token_owner[digest] = owner
+            self._token_owner[digest] = (owner, time.monotonic())
         return owner
 
     def rename(self, player_id: str, name: str) -> Player:

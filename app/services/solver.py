@@ -271,6 +271,9 @@ class Solver:
     _tasks: set[asyncio.Task[Verdict | None]] = field(default_factory=set)
     _judging: set[tuple[str, int]] = field(default_factory=set)
     _pools: tuple[float, frozenset[str]] | None = None  # (read at, games with a pool)
+    # Set when the solver workers are a service of their own (SOLVER_JOBS, app/jobs.py): an
+    # ended game's deal is queued there as a durable job instead of judged in this process.
+    judge_later: Callable[[str, int], None] | None = None
 
     # -- hints ------------------------------------------------------------------------------
 
@@ -466,6 +469,12 @@ class Solver:
         """``Games.ended``: called from the thread that committed the game's end. The search
         is handed to the event loop, which runs it in the worker pool: the move that ended the
         game is answered at once, and ``deal_winnable`` shows the verdict once it is stored."""
+        if self.judge_later is not None:
+            try:
+                self.judge_later(slug, number)
+            except Exception as exc:  # the game's end is committed: the deal waits for another
+                log.warning("queueing %s deal %s to be judged failed: %s", slug, number, exc)
+            return
         loop = self.loop
         if loop is None or self.judge_seconds <= 0 or loop.is_closed():
             return

@@ -11,6 +11,7 @@ from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt, Strict
 from app.engine import MAX_DEAL, Move
 from app.services.errors import InvalidRequest
 from app.services.games import MoveOutcome
+from app.web.accounts import AccountsDep, refuse_rated_if_banned
 from app.web.deps import ApiPlayer, ApiViewer, DealsDep, GamesDep, PlayersDep, SolverDep
 from app.web.ratelimit import limit_player, limits_of
 from app.web.schemas import (
@@ -115,13 +116,20 @@ def create_player(
     "/games", status_code=201, response_model=GameState, responses=errors_of(401, 404, 409, 429)
 )
 def start_game(
-    request: Request, body: NewGame, player: ApiPlayer, games: GamesDep, solver: SolverDep
+    request: Request,
+    body: NewGame,
+    player: ApiPlayer,
+    games: GamesDep,
+    solver: SolverDep,
+    accounts: AccountsDep,
 ) -> JSONBytes:
     limit_player(request, "games", player)
     if body.winnable:
         if body.deal is not None:
             raise InvalidRequest("Ask for a deal number or for a winnable deal, not both.")
         return state_response(solver.start_winnable(player, body.game), 201)
+    if body.deal is None:
+        refuse_rated_if_banned(accounts, player)
     return state_response(games.start(player, body.game, body.deal), 201)
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hmac
 import json
 import logging
 import re
@@ -11,7 +12,7 @@ import uuid
 from datetime import UTC, datetime
 from typing import Any
 
-from fastapi import APIRouter
+from fastapi import APIRouter, Request
 from fastapi.responses import Response
 from sqlalchemy import Engine, event
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
@@ -25,7 +26,17 @@ _MOVE_ROUTES = {"/api/games/{game_id}/moves", "/games/{game_id}/moves"}
 
 
 @router.get("/metrics", include_in_schema=False)
-async def metrics() -> Response:
+async def metrics(request: Request) -> Response:
+    """Open while developing; in production only with ``Authorization: Bearer
+    <METRICS_TOKEN>`` (no token set: not served at all, 404)."""
+    settings = request.app.state.settings
+    if settings.app_env == "production":
+        token = settings.metrics_token
+        if not token:
+            return Response(status_code=404)
+        given = request.headers.get("authorization", "")
+        if not hmac.compare_digest(given.encode(), f"Bearer {token}".encode()):
+            return Response(status_code=401, headers={"www-authenticate": "Bearer"})
     body, kind = exposition()
     return Response(body, media_type=kind)
 
@@ -51,6 +62,8 @@ def configure_logging(json_lines: bool) -> None:
     """The app's loggers (``patience_hall.*``) write to stderr, one JSON object a line."""
     root = logging.getLogger("patience_hall")
     root.setLevel(logging.INFO)
+    if root.handlers and not root.propagate:  # configured by app.serve (JSON, every logger)
+        return
     if any(getattr(h, "patience_hall", False) for h in root.handlers):
         return
     handler = logging.StreamHandler(sys.stderr)

@@ -20,8 +20,15 @@ from fastapi.responses import RedirectResponse, Response
 from starlette.concurrency import run_in_threadpool
 
 from app.engine import Card, InvalidMove, Move
-from app.services.errors import DealInPlay, NoCertifiedDeals, NoCertifiedDealsLeft, ServiceError
+from app.services.errors import (
+    Banned,
+    DealInPlay,
+    NoCertifiedDeals,
+    NoCertifiedDealsLeft,
+    ServiceError,
+)
 from app.services.games import Games, GameView, Played
+from app.web.accounts import AccountsDep, refuse_rated_if_banned
 from app.web.board import GameHeader, pile_views, status_context
 from app.web.deps import BrowserPlayer, GamesDep, SolverDep, ViewerDep
 from app.web.htmx import is_htmx, vary_on_htmx
@@ -42,6 +49,7 @@ def start(
     player: BrowserPlayer,
     games: GamesDep,
     solver: SolverDep,
+    accounts: AccountsDep,
     game: Annotated[str, Form(max_length=64)],
     deal: Annotated[str, Form(max_length=20)] = "",
     winnable: Annotated[str, Form(max_length=8)] = "",
@@ -60,7 +68,11 @@ def start(
         if winnable:
             view = solver.start_winnable(player, game)
         else:
+            if number is None:
+                refuse_rated_if_banned(accounts, player)
             view = games.start(player, game, number)
+    except Banned as exc:
+        return _not_started(request, "No rated games", exc.message, exc.status)
     except NoCertifiedDeals as exc:
         return _not_started(  # (raised only for a known game)
             request,

@@ -5,7 +5,7 @@ already read: the same dot-separated flags as the ``ph_prefs`` cookie, kept on t
 that signing in on another device brings them along. NULL: never saved (the cookie decides).
 
 Revision ID: 0013
-Revises: 0011
+Revises: 0012
 Create Date: 2026-11-25 17:00:00.000000
 """
 
@@ -15,7 +15,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision: str = "0013"
-down_revision: str | None = "0011"
+down_revision: str | None = "0012"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 

@@ -4,6 +4,7 @@ limits, undo/resign versions and idempotency, security headers, HEAD. On SQLite 
 
 from __future__ import annotations
 
+import os
 import re
 import secrets
 import threading
@@ -29,6 +30,7 @@ from app.services import players as players_module
 from app.web.headers import CSP
 from app.web.ratelimit import SweepingMemoryStorage
 from app.web.templating import PREFS_COOKIE
+from tests.databases import fresh_postgres_database, migrate
 from tests.settings import suite_settings
 from tests.web.hidden import HiddenCardGuard
 from tests.web.support import (
@@ -276,8 +278,12 @@ def test_a_revocation_by_another_process_is_seen_within_the_cache_time(
     assert account_name(client) is None
 
 
-def test_cookies_are_secure_by_default_in_production(db_url: str) -> None:
+def test_cookies_are_secure_by_default_in_production() -> None:
     key, secret = secrets.token_urlsafe(48), secrets.token_urlsafe(48)
+    # Production refuses SQLite, and a database first started with another DEAL_KEY: a fresh
+    # PostgreSQL database of its own.
+    db_url = fresh_postgres_database(f"ph_secure_{os.environ.get('PYTEST_XDIST_WORKER', 'm')}")
+    migrate(db_url)
 
     def production(**more: Any) -> Settings:
         return Settings(app_env="production", deal_key=key, session_secret=secret, **more)

@@ -1,0 +1,47 @@
+"""Migrations under PostgreSQL's advisory lock: any number of instances may migrate at once."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+from sqlalchemy import create_engine, text
+
+from app.config import PROJECT_DIR
+from tests.databases import fresh_postgres_database
+
+STARTS = 4
+
+
+def test_four_migrations_at_once_on_an_empty_database_all_succeed_and_build_it_once() -> None:
+    url = fresh_postgres_database(f"ph_migrate_race_{os.environ.get('PYTEST_XDIST_WORKER', 'm')}")
+    env = {**os.environ, "DATABASE_URL": url, "APP_ENV": "test"}
+    # Started together, before any of them has done anything: they meet on the empty database.
+    runs = [
+        subprocess.Popen(
+            [sys.executable, "-m", "alembic", "upgrade", "head"],
+            cwd=PROJECT_DIR,
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+        )
+        for _ in range(STARTS)
+    ]
+    outputs = [run.communicate(timeout=120)[0] for run in runs]
+    assert [run.returncode for run in runs] == [0] * STARTS, "\n".join(outputs)
+    # The schema was built once: one process ran the first revision, the others found it done.
+    first = [out for out in outputs if "Running upgrade  -> 0001" in out]
+    assert len(first) == 1, "\n".join(outputs)
+    engine = create_engine(url)
+    try:
+        with engine.connect() as db:
+            versions = db.execute(text("SELECT version_num FROM alembic_version")).scalars().all()
+            tables = db.execute(
+                text("SELECT count(*) FROM pg_tables WHERE schemaname = 'public'")
+            ).scalar_one()
+    finally:
+        engine.dispose()
+    assert len(versions) == 1
+    assert tables > 10

@@ -1,0 +1,234 @@
+"""docker-compose.yml, the Dockerfile and the lock files, linted and checked; and each service's
+command run directly (there is no container engine here): the migration, the solver worker (a
+job done, and a job whose worker was killed taken again), the backup. The app's start script is
+run by tests/test_deploy_files.py, the proxy by tests/deploy/test_proxy.py."""
+
+from __future__ import annotations
+
+import asyncio
+import ipaddress
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import time
+import tomllib
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+from sqlalchemy import create_engine, text
+from sqlalchemy.engine import make_url
+
+from app.config import PROJECT_DIR
+from app.jobs import deferrer, make_jobs, requeue_stalled
+from tests.databases import fresh_postgres_database
+
+COMPOSE = PROJECT_DIR / "docker-compose.yml"
+BIN = Path(sys.executable).parent
+
+
+def _compose() -> dict[str, Any]:
+    data = yaml.safe_load(COMPOSE.read_text(encoding="utf-8"))
+    assert isinstance(data, dict)
+    return data
+
+
+def _pins(path: Path) -> dict[str, str]:
+    found = re.findall(r"^([A-Za-z0-9_.\-]+)==(\S+)", path.read_text(), re.MULTILINE)
+    return {name.lower().replace("_", "-"): version for name, version in found}
+
+
+def test_compose_passes_its_linter() -> None:
+    done = subprocess.run(
+        [str(BIN / "compose-lint"), "check", "--fail-on", "low", "--strict-config", str(COMPOSE)],
+        cwd=PROJECT_DIR, capture_output=True, text=True, timeout=60,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_dockerfile_passes_its_linter() -> None:
+    done = subprocess.run(
+        [str(BIN / "hadolint"), "Dockerfile"], cwd=PROJECT_DIR, capture_output=True, text=True
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_every_service_is_limited_rotated_and_restarted() -> None:
+    services = _compose()["services"]
+    assert set(services) == {"proxy", "app", "migrate", "worker", "redis", "db", "backup"}
+    for name, service in services.items():
+        assert service["logging"]["options"]["max-size"], name
+        limits = service["deploy"]["resources"]["limits"]
+        assert limits["cpus"] and limits["memory"], name
+        assert service["restart"] == ("no" if name == "migrate" else "unless-stopped"), name
+        assert "no-new-privileges:true" in service["security_opt"], name
+    assert services["db"]["healthcheck"]["test"]
+    assert services["redis"]["healthcheck"]["test"]
+    for name in ("app", "worker"):
+        assert services[name]["depends_on"]["migrate"] == {
+            "condition": "service_completed_successfully"
+        }
+    assert services["migrate"]["command"] == ["python", "-m", "app.cli", "migrate"]
+    assert services["worker"]["command"] == ["python", "-m", "app.jobs"]
+    assert services["app"]["environment"]["MIGRATE"] == "0"
+    assert services["app"]["environment"]["SOLVER_JOBS"].startswith("${SOLVER_JOBS:-true")
+
+
+def test_the_app_trusts_the_proxy_and_only_the_proxy() -> None:
+    compose = _compose()
+    proxy_ip = compose["services"]["proxy"]["networks"]["front"]["ipv4_address"]
+    subnet = compose["networks"]["front"]["ipam"]["config"][0]["subnet"]
+    assert ipaddress.ip_address(proxy_ip) in ipaddress.ip_network(subnet)
+    trusted = compose["services"]["app"]["environment"]["FORWARDED_ALLOW_IPS"]
+    assert trusted == f"${{FORWARDED_ALLOW_IPS:-{proxy_ip}}}"
+    assert compose["networks"]["back"]["internal"] is True
+    assert "front" not in compose["services"]["db"]["networks"]
+
+
+def test_the_caddyfile_streams_events_unbuffered_and_validates() -> None:
+    caddyfile = PROJECT_DIR / "deploy" / "Caddyfile"
+    text_ = caddyfile.read_text()
+    assert "flush_interval -1" in text_ and "\n\tencode" not in text_
+    caddy = shutil.which("caddy")
+    if caddy is None:
+        pytest.skip("Debian's caddy is not installed (scripts/install.sh --dev installs it)")
+    env = {**os.environ, "CADDY_EXTRA": "skip_install_trust", "HOME": "/tmp"}
+    done = subprocess.run(
+        [caddy, "adapt", "--config", str(caddyfile), "--adapter", "caddyfile"],
+        env=env, capture_output=True, text=True, timeout=60,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert '"flush_interval":-1' in done.stdout
+
+
+def test_the_locks_pin_every_dependency_with_hashes() -> None:
+    project = tomllib.loads((PROJECT_DIR / "pyproject.toml").read_text())["project"]
+    app_lock, dev_lock = (
+        _pins(PROJECT_DIR / "requirements/app.lock"),
+        _pins(PROJECT_DIR / "requirements/dev.lock"),
+    )
+    for lock, wanted in (
+        (app_lock, project["dependencies"]),
+        (dev_lock, project["dependencies"] + project["optional-dependencies"]["dev"]),
+    ):
+        for requirement in wanted:
+            name, version = re.split(r"==", requirement.split(";")[0])
+            name = re.sub(r"\[.*\]", "", name).strip().lower().replace("_", "-")
+            assert lock.get(name) == version.strip(), (
+                f"{name}=={version} is not in the lock: regenerate it (docs/operating.md, "
+                "Dependencies)"
+            )
+    assert all(dev_lock[name] == version for name, version in app_lock.items())
+    for path in ("requirements/app.lock", "requirements/dev.lock"):
+        entries = (PROJECT_DIR / path).read_text().split("==")[1:]
+        assert all("--hash=sha256:" in entry for entry in entries), path
+
+
+# -- the services' commands, run directly ----------------------------------------------------------
+
+
+def _env(url: str, **more: str) -> dict[str, str]:
+    return {**os.environ, "APP_ENV": "test", "DATABASE_URL": url, **more}
+
+
+def _run(command: list[str], env: dict[str, str], timeout: float = 120) -> str:
+    done = subprocess.run(
+        command, cwd=PROJECT_DIR, env=env, capture_output=True, text=True, timeout=timeout
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    return done.stdout + done.stderr
+
+
+def _scalar(url: str, sql: str) -> Any:
+    engine = create_engine(url)
+    try:
+        with engine.connect() as db:
+            return db.execute(text(sql)).scalar()
+    finally:
+        engine.dispose()
+
+
+def test_the_migrate_service_builds_the_schema_and_queues_the_pools(tmp_path: Path) -> None:
+    url = fresh_postgres_database("ph_migrate_service")
+    env = _env(url, CERTIFIED_POOL_TARGET="5")
+    migrate = [sys.executable, "-m", "app.cli", "migrate"]
+    assert "ready" in _run(migrate, env)
+    assert "ready" in _run(migrate, env)  # again: nothing to do, nothing queued twice
+    assert _scalar(url, "SELECT version_num FROM alembic_version") is not None
+    assert _scalar(url, "SELECT count(*) FROM app_meta") == 1  # the DEAL_KEY's fingerprint
+    queued = "SELECT count(*) FROM procrastinate_jobs WHERE task_name = 'fill_pool'"
+    assert _scalar(url, queued) == 5  # one per game: the pools fill in the background
+
+
+def test_the_worker_service_takes_a_job_and_a_killed_workers_job_is_taken_again() -> None:
+    url = fresh_postgres_database("ph_worker_service")
+    env = _env(url, CERTIFIED_POOL_TARGET="0", SOLVER_JUDGE_SECONDS="1")
+    _run([sys.executable, "-m", "app.cli", "migrate"], env)
+    queue = make_jobs(url)
+    with queue.open():
+        job = deferrer(queue, "judge").defer(game="castles-end", deal=1)
+    # The worker's command, until the queue is empty.
+    _run([sys.executable, "-m", "app.jobs", "--one-shot"], env)
+    assert _scalar(url, f"SELECT status FROM procrastinate_jobs WHERE id = {job}") == "succeeded"
+    verdict = "SELECT outcome FROM deal_verdict WHERE game = 'castles-end' AND deal = 1"
+    assert _scalar(url, verdict) in ("winnable", "lost", "unknown")
+
+    # A long job (filling a pool of deals the solver rarely decides), its worker killed mid-way.
+    long_env = {**env, "CERTIFIED_POOL_TARGET": "50"}
+    with queue.open():
+        long = deferrer(queue, "fill_pool").defer(game="quadruple-interchange")
+    worker = subprocess.Popen(
+        [sys.executable, "-m", "app.jobs"], cwd=PROJECT_DIR, env=long_env,
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    )  # fmt: skip
+    status = f"SELECT status FROM procrastinate_jobs WHERE id = {long}"
+    try:
+        deadline = time.monotonic() + 30
+        while _scalar(url, status) != "doing":
+            assert time.monotonic() < deadline, "the worker did not take the job"
+            time.sleep(0.1)
+    finally:
+        worker.send_signal(signal.SIGKILL)  # a crash: no chance to say anything
+        worker.wait(10)
+    assert _scalar(url, status) == "doing"  # lost with its worker, until…
+
+    async def requeue() -> list[int]:
+        deadline = time.monotonic() + 30
+        async with make_jobs(url).open_async() as app:
+            while True:  # the worker's last heartbeat ages past the limit
+                again = await requeue_stalled(app, seconds=1.0)
+                if again or time.monotonic() > deadline:
+                    return again
+                await asyncio.sleep(0.2)
+
+    assert asyncio.run(requeue()) == [long]
+    assert _scalar(url, status) == "todo"  # queued again, for the next worker to take
+
+
+def test_the_backup_service_dumps_and_keeps_the_newest(tmp_path: Path) -> None:
+    if shutil.which("pg_dump") is None or shutil.which("pg_restore") is None:
+        pytest.skip("pg_dump is not installed")
+    url = fresh_postgres_database("ph_backup_service")
+    _run([sys.executable, "-m", "app.cli", "migrate"], _env(url, CERTIFIED_POOL_TARGET="0"))
+    parts = make_url(url)
+    env = {
+        **os.environ,
+        "PGHOST": parts.host or "127.0.0.1",
+        "PGPORT": str(parts.port or 5432),
+        "PGUSER": parts.username or "postgres",
+        "PGPASSWORD": parts.password or "",
+        "PGDATABASE": parts.database or "",
+        "BACKUP_DIR": str(tmp_path),
+        "BACKUP_KEEP": "2",
+        "BACKUP_ONCE": "1",
+    }
+    for _ in range(3):
+        _run(["sh", str(PROJECT_DIR / "deploy" / "backup.sh")], env)
+    dumps = sorted(tmp_path.glob("patience-hall-*.dump"))
+    assert len(dumps) == 2
+    listing = _run(["pg_restore", "--list", str(dumps[-1])], env)
+    assert "TABLE public game" in listing and "TABLE public app_meta" in listing
