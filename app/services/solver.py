@@ -46,7 +46,7 @@ from app.services.games import Games, GameView, _plausible
 from app.services.players import now
 from app.solver import Budget, Outcome, follow, hint, solve
 from app.solver.analysis import analyse
-from app.solver.hints import fully_visible
+from app.solver.hints import SAMPLES, fully_visible
 
 T = TypeVar("T")
 log = logging.getLogger(__name__)
@@ -73,13 +73,23 @@ ESTIMATE_NODES = 80_000
 ESTIMATE_NODES_BY_GAME = {"quadruple-interchange": 16_000}
 
 
-def hint_job(state_text: str, seconds: float, nodes: int = HINT_NODES) -> dict[str, Any]:
+# When no worker answers in time (a busy box: the workers run in the idle scheduling class),
+# a hint where cards are hidden is still given, from a quick estimate in the app process: two
+# arrangements, this many positions in all (a few milliseconds).
+QUICK_ESTIMATE_NODES = 2_000
+QUICK_ESTIMATE_SAMPLES = 2
+
+
+def hint_job(
+    state_text: str, seconds: float, nodes: int = HINT_NODES, samples: int = SAMPLES
+) -> dict[str, Any]:
     """A hint for a stored state; runs in a worker process. An exact winnable hint comes with
     its whole winning line (``line``, move texts), for the service to keep with the game."""
     state = loads(state_text)
     if not fully_visible(state):
         nodes = min(nodes, ESTIMATE_NODES_BY_GAME.get(state.game, ESTIMATE_NODES))
-    given = hint(state, Budget(nodes=nodes, out_of_time=_deadline_check(seconds)))
+    budget = Budget(nodes=nodes, out_of_time=_deadline_check(seconds))
+    given = hint(state, budget, samples=samples)
     move = given.move
     return {
         "move": None
@@ -323,6 +333,11 @@ class Solver:
             )
             if answer is not None and answer.get("line"):
                 await to_thread.run_sync(self.keep_line, game_id, state_text, answer["line"])
+        if answer is None and not fully_visible(loads(state_text)):
+            answer = await to_thread.run_sync(
+                hint_job, state_text, 1.0, QUICK_ESTIMATE_NODES, QUICK_ESTIMATE_SAMPLES
+            )
+            answer["message"] = f"The solver is busy: a quick estimate. {answer['message']}"
         if answer is None:
             answer = {
                 "move": None,

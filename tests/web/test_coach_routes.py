@@ -216,3 +216,16 @@ def test_certify_always_ends_at_its_deal_or_time_limit(
     refused = solver.start_winnable
     with pytest.raises(Exception, match="rarely decides a Quadruple Interchange deal"):
         refused(app.state.players.create_api_player(None)[0].id, "quadruple-interchange")
+
+
+def test_a_busy_solver_still_gives_a_hidden_card_hint(
+    api: TestClient, app: FastAPI, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    async def never(*args: Any) -> None:
+        return None
+
+    monkeypatch.setattr(solver_of(app).pool, "run", never)
+    game = start(api, "corners", 1)
+    given = api.get(f"/api/games/{game['id']}/hint").json()
+    assert given["outcome"] == "estimate" and given["move"] in game["legal_moves"]
+    assert 0 <= given["chance"] <= 1 and "busy" in given["message"]
