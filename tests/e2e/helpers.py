@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from playwright.sync_api import Page
+from playwright.sync_api import Browser, BrowserContext, Page
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from app.engine import Move
@@ -188,3 +188,19 @@ def keyboard_move(page: Page, move: Move) -> None:
         page.keyboard.press("Enter")
     focus_pile(page, move.target)
     page.keyboard.press("Enter")
+
+
+def people(
+    browser: Browser, base_url: str, count: int, errors: list[str]
+) -> tuple[list[BrowserContext], list[Page]]:
+    """``count`` people, each in a browser of their own (a context: own cookies), with one
+    page each; every script error on those pages goes into ``errors``."""
+    contexts = [
+        browser.new_context(base_url=base_url, viewport={"width": 1280, "height": 800})
+        for _ in range(count)
+    ]
+    pages = [c.new_page() for c in contexts]
+    for p in pages:
+        p.set_default_timeout(15_000)
+        p.on("pageerror", lambda exc: errors.append(str(exc)))
+    return contexts, pages

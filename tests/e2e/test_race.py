@@ -13,7 +13,7 @@ from playwright.sync_api import Browser, Page, expect
 
 from app.engine import Move
 from tests.e2e.conftest import Server
-from tests.e2e.helpers import click_move, legal, version, wait_version
+from tests.e2e.helpers import click_move, legal, people, version, wait_version
 
 pytestmark = pytest.mark.e2e
 
@@ -51,16 +51,9 @@ def _play_one(page: Page) -> None:
 
 
 def test_two_racers_and_a_spectator(browser: Browser, server: Server, screenshots: Path) -> None:
-    contexts = [
-        browser.new_context(base_url=server.url, viewport={"width": 1280, "height": 800})
-        for _ in range(3)
-    ]
     errors: list[str] = []
+    contexts, (anon, named, watcher) = people(browser, server.url, 3, errors)
     try:
-        anon, named, watcher = (c.new_page() for c in contexts)
-        for p in (anon, named, watcher):
-            p.set_default_timeout(15_000)
-            p.on("pageerror", lambda exc: errors.append(str(exc)))
         named_name = f"Racer{secrets.token_hex(3)}"
         _choose_name(named, named_name)
 

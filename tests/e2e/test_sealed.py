@@ -12,7 +12,7 @@ import pytest
 from playwright.sync_api import Browser, Page, expect
 
 from tests.e2e.conftest import Server
-from tests.e2e.helpers import board, version, wait_version
+from tests.e2e.helpers import board, people, version, wait_version
 
 pytestmark = pytest.mark.e2e
 
@@ -49,16 +49,9 @@ def test_a_rated_board_shows_its_number_only_once_it_ends(page: Page) -> None:
 def test_a_spectator_sees_only_what_the_trailing_racer_has_seen(
     browser: Browser, server: Server, screenshots: Path
 ) -> None:
-    contexts = [
-        browser.new_context(base_url=server.url, viewport={"width": 1280, "height": 800})
-        for _ in range(3)
-    ]
     errors: list[str] = []
+    contexts, (lead_room, trail_room, watcher) = people(browser, server.url, 3, errors)
     try:
-        lead_room, trail_room, watcher = (c.new_page() for c in contexts)
-        for p in (lead_room, trail_room, watcher):
-            p.set_default_timeout(15_000)
-            p.on("pageerror", lambda exc: errors.append(str(exc)))
         lead_room.goto("/")
         corners = lead_room.locator(".game-card", has_text="Corners")
         corners.get_by_role("button", name="Race friends (new room)").click()
