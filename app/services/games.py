@@ -80,7 +80,7 @@ from app.services.errors import (
     UndoUnavailable,
 )
 from app.services.players import new_id, now
-from app.services.seal import RACE_RUNNING, Seal, Sealer, SealKind, race_running, shown_number
+from app.services.seal import Seal, Sealer, SealKind, race_running
 from app.services.verdicts import deal_solution, deal_winnable
 
 MAX_IDEMPOTENCY_KEY = 100
@@ -345,11 +345,6 @@ class Games:
             same_deal.check_may_see(record.player_id, viewer, related)
             everything = same_deal.sees_everything(record.player_id, viewer, related)
             return self._view(db, record, name, masked=not everything)
-
-    def in_progress(self, player_id: str, limit: int = 20) -> list[GameSummary]:
-        """The player's unfinished games, latest first, to resume from any device."""
-        with self.sessions() as db:
-            return _summaries(db, player_id, playing=True, limit=limit)
 
     # -- changing ------------------------------------------------------------------------
 
@@ -961,28 +956,3 @@ def _status(rules: Ruleset, state: State, legal: list[Move], can_undo: bool) -> 
     if rules.is_won(state):
         return Status.WON
     return Status.PLAYING if legal or can_undo else Status.LOST
-
-
-@dataclass(frozen=True)
-class GameSummary:
-    id: str
-    game: str
-    deal: int | None  # None while it is sealed (app/services/seal.py)
-    moves: int
-    status: str
-
-
-def _summaries(db: Session, player_id: str, *, playing: bool, limit: int) -> list[GameSummary]:
-    query = select(Game, RACE_RUNNING.label("race_on")).where(Game.player_id == player_id)
-    query = query.where(Game.status == Status.PLAYING if playing else Game.status != "playing")
-    rows = db.execute(query.order_by(Game.updated_at.desc()).limit(limit)).all()
-    return [
-        GameSummary(
-            g.id,
-            g.game,
-            shown_number(g.deal, rated=g.rated, status=g.status, race_on=race_on),
-            g.moves,
-            g.status,
-        )
-        for g, race_on in rows
-    ]

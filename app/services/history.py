@@ -36,6 +36,11 @@ class History:
     def __init__(self, sessions: sessionmaker[Session]) -> None:
         self.sessions = sessions
 
+    def in_progress(self, player_id: str, limit: int = 20) -> list[PlayedGame]:
+        """The player's unfinished games, latest first, to resume from any device."""
+        with self.sessions() as db:
+            return self._games(db, player_id, playing=True, limit=limit)
+
     def of(self, player_id: str, limit: int = 50) -> MyGames:
         """The player's games in progress and finished games, latest activity first."""
         with self.sessions() as db:

@@ -59,7 +59,6 @@ def history(request: Request) -> History:
 def home(
     request: Request,
     viewer: ViewerDep,
-    games: GamesDep,
     settings: SettingsDep,
     solver: SolverDep,
 ) -> Response:
@@ -67,7 +66,7 @@ def home(
         request,
         "pages/home.html",
         {
-            "in_progress": games.in_progress(viewer, 5) if viewer else [],
+            "in_progress": history(request).in_progress(viewer, 5) if viewer else [],
             "max_deal": MAX_DEAL,
             "daily": daily.daily_deals(daily.today(), settings.deal_key_bytes),
             "live": request.app.state.rooms.live(10),

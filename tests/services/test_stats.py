@@ -48,6 +48,7 @@ from app.services import daily as daily_module
 from app.services import games as games_module
 from app.services.deals import Deals
 from app.services.games import Games
+from app.services.history import History
 from app.services.leaderboard import Leaderboards, Period, Ranked, player_record
 from app.services.players import create_player
 from app.services.stats import wilson_lower_bound
@@ -611,7 +612,7 @@ def test_periods_follow_the_day_of_the_deal(env: Env) -> None:
     env.clock.at = START - timedelta(days=40)
     env.start(me, "patriarchs", 4)  # dealt 40 days ago, first move 38 days later
     env.clock.at = START - timedelta(days=2)
-    env.first_move(me, env.games.in_progress(me)[0].id)
+    env.first_move(me, History(env.sessions).in_progress(me)[0].id)
     env.clock.at = START
     env.lost(me, "patriarchs", 5)
     boards = env.boards(min_games=1)
