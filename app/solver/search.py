@@ -130,23 +130,7 @@ def solve_piles(model: Model, piles: Piles, redeals: int, budget: Budget) -> Res
     ):
         return _dfs(model, piles, redeals, budget)  # the model's own search is the plain one
     quick = min(FIRST_DFS_NODES, int(budget.nodes * FIRST_DFS_SHARE))
-    first = _dfs(model, piles, redeals, Budget(quick, budget.out_of_time, budget.check_every))
-    if first.outcome is not Outcome.UNKNOWN or first.out_of_time or first.nodes >= budget.nodes:
-        return first
-    rest = _search(
-        model,
-        piles,
-        redeals,
-        Budget(budget.nodes - first.nodes, budget.out_of_time, budget.check_every),
-    )
-    return Result(
-        rest.outcome,
-        rest.moves,
-        first.nodes + rest.nodes,
-        first.generated + rest.generated,
-        rest.out_of_time,
-        rest.path,
-    )
+    return _in_turn(_dfs, quick, _search, model, piles, redeals, budget)
 
 
 def _search(model: Model, piles: Piles, redeals: int, budget: Budget) -> Result:
@@ -162,15 +146,29 @@ def _search(model: Model, piles: Piles, redeals: int, budget: Budget) -> Result:
     if not getattr(model, "lds", False):
         return _dfs(model, piles, redeals, budget)
     share: float = getattr(model, "lds_share", 0.5)
-    first = _lds(
-        model,
-        piles,
-        redeals,
-        Budget(int(budget.nodes * share), budget.out_of_time, budget.check_every),
+    return _in_turn(_lds, int(budget.nodes * share), _dfs, model, piles, redeals, budget)
+
+
+Search = Callable[[Model, Piles, int, Budget], Result]
+
+
+def _in_turn(
+    first_search: Search,
+    first_nodes: int,
+    then: Search,
+    model: Model,
+    piles: Piles,
+    redeals: int,
+    budget: Budget,
+) -> Result:
+    """``first_search`` with ``first_nodes`` of the budget; if it decided nothing and time and
+    positions are left, ``then`` with the rest. The result counts both searches' work."""
+    first = first_search(
+        model, piles, redeals, Budget(first_nodes, budget.out_of_time, budget.check_every)
     )
     if first.outcome is not Outcome.UNKNOWN or first.out_of_time or first.nodes >= budget.nodes:
         return first
-    rest = _dfs(
+    rest = then(
         model,
         piles,
         redeals,

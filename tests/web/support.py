@@ -11,6 +11,7 @@ from fastapi.testclient import TestClient
 from sqlalchemy import select
 
 from app.db.models import Game, MoveRecord
+from app.services.solver import Solver
 
 GAME_SLUGS = ("quadrangle", "quadruple-interchange", "corners", "castles-end", "patriarchs")
 PILE_ID_RE = re.compile(r'id="pile-([a-z0-9]+)"')
@@ -167,3 +168,8 @@ def stored_deal(app: FastAPI, game_id: str) -> int:
         record = db.get(Game, game_id)
         assert record is not None
         return int(record.deal)
+
+
+def solver_of(app: FastAPI) -> Solver:
+    solver: Solver = app.state.solver
+    return solver

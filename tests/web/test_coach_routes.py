@@ -15,16 +15,10 @@ from app.cli import main
 from app.config import Settings
 from app.db.models import DealVerdict, GameCoach
 from app.engine import Move, get_ruleset
-from app.services.solver import Solver
 from app.solver import Budget, Outcome, solve
-from tests.web.support import error_code, move, new_player, post, start, start_as
+from tests.web.support import error_code, move, new_player, post, solver_of, start, start_as
 
 WON_DEAL, LOST_DEAL = 1, 3  # Castle's End, development key
-
-
-def solver_of(app: FastAPI) -> Solver:
-    solver: Solver = app.state.solver
-    return solver
 
 
 @pytest.fixture(autouse=True)

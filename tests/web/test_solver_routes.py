@@ -16,17 +16,21 @@ from sqlalchemy.exc import OperationalError
 from app.cli import main
 from app.config import Settings
 from app.engine import Move, get_ruleset
-from app.services.solver import CpuShare, Solver, Verdict, judge_deal
+from app.services.solver import CpuShare, Verdict, judge_deal
 from app.solver import Outcome
 from tests.aio import run
-from tests.web.support import GAME_SLUGS, error_code, finish_deal, move, new_game, post, start
+from tests.web.support import (
+    GAME_SLUGS,
+    error_code,
+    finish_deal,
+    move,
+    new_game,
+    post,
+    solver_of,
+    start,
+)
 
 WON_DEAL, LOST_DEAL = 1, 3  # Castle's End, development key (tests/solver decides them)
-
-
-def solver_of(app: FastAPI) -> Solver:
-    solver: Solver = app.state.solver
-    return solver
 
 
 @pytest.fixture(autouse=True)
