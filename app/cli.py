@@ -28,14 +28,13 @@ from collections.abc import Sequence
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import SQLAlchemyError
 
+from app.bootstrap import opened
 from app.config import PROJECT_DIR, Settings, refusals
-from app.db.session import make_engine, make_sessionmaker
 from app.engine import GAMES
 from app.services.accounts import Accounts
-from app.services.errors import NotFound, ServiceError
-from app.services.players import find_by_name, rename
-from app.services.replays import check_replays, open_games
-from app.services.solver import CERTIFY_NODES, CERTIFY_SECONDS, Verdict, open_solver
+from app.services.errors import ServiceError
+from app.services.replays import check_replays
+from app.services.solver import CERTIFY_NODES, CERTIFY_SECONDS, Verdict
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -86,7 +85,7 @@ EX_CONFIG = 78
 
 
 def preflight_command(settings: Settings, migrate: bool) -> int:
-    from app.main import preflight
+    from app.bootstrap import preflight
 
     problems = refusals(settings)
     if not problems and migrate:
@@ -115,15 +114,14 @@ def preflight_command(settings: Settings, migrate: bool) -> int:
 
 
 def player_command(settings: Settings, args: argparse.Namespace) -> int:
-    engine = make_engine(settings.database_url, pool_size=1)
-    accounts = Accounts(make_sessionmaker(engine))
+    with opened(settings) as services:
+        return _player_action(services.accounts, args)
+
+
+def _player_action(accounts: Accounts, args: argparse.Namespace) -> int:
     try:
         if args.action == "rename":
-            with accounts.sessions.begin() as db:
-                found = find_by_name(db, args.name)
-                if found is None:
-                    raise NotFound(f"There is no player called {args.name!r}.")
-                done = f"{args.name} is now {rename(db, found, args.new_name).name}."
+            done = f"{args.name} is now {accounts.rename(args.name, args.new_name)}."
         elif args.action == "ban":
             player = accounts.ban(args.name, banned=not args.undo)
             done = f"{player.name} is {'no longer banned' if args.undo else 'banned'}."
@@ -140,8 +138,6 @@ def player_command(settings: Settings, args: argparse.Namespace) -> int:
     except SQLAlchemyError as exc:
         print(f"Cannot use the database: {exc}", file=sys.stderr)
         return 2
-    finally:
-        engine.dispose()
     print(done)
     return 0
 
@@ -175,8 +171,8 @@ def certify_command(
         )
         return 2
     try:
-        with open_solver(settings.database_url, settings.deal_key_bytes) as solver:
-            have = solver.certify(
+        with opened(settings) as services:
+            have = services.solver.certify(
                 game,
                 count,
                 nodes=nodes,
@@ -203,8 +199,8 @@ def certify_command(
 def check_replays_command(settings: Settings, game_id: str | None) -> int:
     checked = failed = 0
     try:
-        with open_games(settings.database_url, settings.deal_key_bytes) as games:
-            for result in check_replays(games, game_id):
+        with opened(settings) as services:
+            for result in check_replays(services.games, game_id):
                 checked += 1
                 if not result.ok:
                     failed += 1

@@ -31,9 +31,10 @@ from procrastinate.jobs import JobDeferrer
 from procrastinate.tasks import configure_task
 from sqlalchemy.engine import make_url
 
+from app.bootstrap import opened
 from app.config import get_settings
 from app.engine import GAMES
-from app.services.solver import JUDGE_NODES, Solver, Verdict, judge_deal, open_solver
+from app.services.solver import JUDGE_NODES, Solver, Verdict, judge_deal
 
 log = logging.getLogger(__name__)
 QUEUE = "solver"
@@ -71,9 +72,8 @@ def make_jobs(database_url: str) -> procrastinate.App:
 
 @contextmanager
 def _solver() -> Iterator[Solver]:
-    settings = get_settings()
-    with open_solver(settings.database_url, settings.deal_key_bytes) as solver:
-        yield solver
+    with opened(get_settings()) as services:
+        yield services.solver
 
 
 @jobs.task(name="judge", queue=QUEUE, retry=3)

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import functools
 import gc
 import logging
 import os
@@ -17,36 +16,25 @@ import fastapi_offline
 from anyio import to_thread
 from fastapi import FastAPI
 from fastapi.staticfiles import StaticFiles
-from sqlalchemy import Engine
 from starlette.middleware.gzip import GZipMiddleware
 from starlette.middleware.sessions import SessionMiddleware
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from app.config import PROJECT_DIR, Settings, get_settings, refusals
-from app.db.broker import make_broker
-from app.db.deployment import KeyCheck, check_deal_key
-from app.db.faults import is_unavailable, summary
-from app.db.game_rows import MoveStore
-from app.db.session import Limits, make_engine, make_sessionmaker
+from app.bootstrap import for_serving
+from app.config import PROJECT_DIR, Settings, get_settings
 from app.metrics import process_exited
-from app.services.accounts import Accounts
-from app.services.deals import Deals
-from app.services.games import Games
-from app.services.leaderboard import Leaderboards
-from app.services.players import Players
-from app.services.progress import Progress
-from app.services.rooms import Limits as RoomLimits
+from app.services.availability import is_unavailable, summary
 from app.services.rooms import Rooms
-from app.services.solver import Solver, SolverPool
-from app.web import docs, errors, faults, observe, schemas
-from app.web.csrf import CSRFMiddleware
-from app.web.headers import HeadAsGet, SecurityHeaders
-from app.web.https import NeedsHttps
-from app.web.limits import Admission, SizeLimits
-from app.web.ratelimit import RateLimits
+from app.web.api import docs, schemas
+from app.web.http import errors, faults, observe
+from app.web.http.csrf import CSRFMiddleware
+from app.web.http.headers import HeadAsGet, SecurityHeaders
+from app.web.http.https import NeedsHttps
+from app.web.http.limits import Admission, SizeLimits
+from app.web.http.ratelimit import RateLimits
+from app.web.http.signin_guard import SignInGuard
+from app.web.pages.templating import templates
 from app.web.router import router
-from app.web.signin_guard import SignInGuard
-from app.web.templating import templates
 
 log = logging.getLogger(__name__)
 SESSION_COOKIE = "ph_session"
@@ -81,71 +69,9 @@ async def _sweep_rooms(rooms: Rooms, every_s: float) -> None:
                 log.warning("sweeping rooms failed, database unavailable: %s", summary(exc))
 
 
-class StartRefused(RuntimeError):
-    """The settings or the database say this process must not serve (production only)."""
-
-
-def deal_key_problem(engine: Engine, settings: Settings) -> str | None:
-    """Why the deal key must not be used on this database (None: it may). In production a key
-    that differs from the one the database was first started with, or a database where this
-    cannot be checked, is refused; elsewhere a warning is logged and the app starts."""
-    production = settings.app_env == "production"
-    try:
-        found = check_deal_key(engine, settings.deal_key_bytes)
-    except Exception as exc:
-        problem = (
-            "Refusing to start in production: the DEAL_KEY cannot be checked against the "
-            f"database ({summary(exc)}). Is the database up and migrated (alembic upgrade head)?"
-        )
-        if production:
-            return problem
-        log.warning("DEAL_KEY not checked against the database: %s", summary(exc))
-        return None
-    if found is KeyCheck.RECORDED:
-        log.info("DEAL_KEY fingerprint recorded: this database's games are dealt with this key")
-    if found is not KeyCheck.DIFFERS:
-        return None
-    problem = (
-        "Refusing to start: DEAL_KEY is not the key this database was created with, so every "
-        "stored game and shared deal link would change its cards. Start with the DEAL_KEY kept "
-        "with this database's backup (docs/operating.md, Backup and restore)."
-    )
-    if production:
-        return problem
-    log.warning("%s (allowed outside production)", problem)
-    return None
-
-
-def preflight(settings: Settings) -> list[str]:
-    """Every reason this process must not start, settings and database together (empty: go)."""
-    problems = refusals(settings)
-    if problems:
-        return problems
-    engine = make_engine(settings.database_url, pool_size=1)
-    try:
-        problem = deal_key_problem(engine, settings)
-    finally:
-        engine.dispose()
-    return [problem] if problem else []
-
-
 def create_app(settings: Settings | None = None) -> FastAPI:
     settings = settings or get_settings()
-    problems = refusals(settings)
-    if problems:
-        raise StartRefused(" ".join(problems))
-    limits = Limits(
-        pool_timeout_ms=settings.db_pool_timeout_ms,
-        statement_timeout_ms=settings.db_statement_timeout_ms,
-        lock_timeout_ms=settings.db_lock_timeout_ms,
-        move_lock_timeout_ms=settings.db_move_lock_timeout_ms,
-    )
-    engine = make_engine(settings.database_url, settings.db_pool_size, limits)
-    problem = deal_key_problem(engine, settings)
-    if problem:
-        engine.dispose()
-        raise StartRefused(problem)
-    sessions = make_sessionmaker(engine)
+    services = for_serving(settings, answer_json=schemas.answer_text)
 
     @asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:
@@ -161,22 +87,20 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         gc.collect()
         gc.freeze()
         gc.set_threshold(50_000, 50, 1000)
-        await broker.start()
-        if jobs_app is not None:
-            await to_thread.run_sync(jobs_app.open)
-        sweeper = asyncio.create_task(_sweep_rooms(app.state.rooms, settings.room_sweep_s))
-        app.state.solver.loop = asyncio.get_running_loop()  # deals judged when games end
+        await services.broker.start()
+        if services.jobs is not None:
+            await to_thread.run_sync(services.jobs.open)
+        sweeper = asyncio.create_task(_sweep_rooms(services.rooms, settings.room_sweep_s))
+        services.solver.loop = asyncio.get_running_loop()  # deals judged when games end
         yield
         sweeper.cancel()
         with contextlib.suppress(asyncio.CancelledError):
             await sweeper
-        await broker.stop()
-        if jobs_app is not None:
-            await to_thread.run_sync(jobs_app.close)
-        app.state.solver.loop = None
-        engine.dispose()
-        move_store.close()
-        app.state.solver.pool.close()
+        await services.broker.stop()
+        if services.jobs is not None:
+            await to_thread.run_sync(services.jobs.close)
+        services.solver.loop = None
+        services.close()
         process_exited(os.getpid())
 
     app = FastAPI(
@@ -185,79 +109,26 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         description="Five patience games, shareable deals and fair leaderboards.",
         version="1",
         # Swagger UI and ReDoc are served from vendored assets, with no inline script
-        # (app/web/docs.py): the CDN pages FastAPI builds would break the CSP.
+        # (app/web/api/docs.py): the CDN pages FastAPI builds would break the CSP.
         docs_url=None,
         redoc_url=None,
         openapi_url="/openapi.json" if settings.public_api_docs else None,
     )
-    app.state.settings = settings
     # Templates are read once, except while developing: checking each template file's time on
     # every render is a system call per fragment on the move path.
     templates.env.auto_reload = settings.app_env == "development"
-    app.state.engine = engine
-    app.state.sessions = sessions
-    # The move path's own connections (PostgreSQL), passed to the one service that uses them.
-    move_store = MoveStore.open(engine)
-    app.state.move_store = move_store
-    app.state.games = Games(
-        sessions,
-        settings.deal_key_bytes,
-        max_moves=settings.max_moves_per_game,
-        idle_cap_ms=int(settings.idle_cap_seconds * 1000),
-        store=move_store,
-        answer_json=schemas.answer_text,
-    )
-    app.state.players = Players(sessions)
-    app.state.accounts = Accounts(sessions)
-    app.state.solver = Solver(
-        sessions,
-        settings.deal_key_bytes,
-        app.state.games,
-        SolverPool(settings.solver_workers),
-        settings.hint_seconds,
-        settings.solver_judge_seconds,
-        judge_busy_share=settings.solver_judge_busy_share,
-    )
-    app.state.games.ended = app.state.solver.game_ended
-    jobs_app = None
-    if settings.solver_jobs and engine.dialect.name == "postgresql":
-        from app.jobs import defer_judge, make_jobs
-
-        jobs_app = make_jobs(settings.database_url)
-        app.state.solver.judge_later = functools.partial(defer_judge, jobs_app)
-    # Events of rooms and races: published after each commit, streamed by app/web/live.py.
-    broker = make_broker(engine)
-    app.state.broker = broker
-    app.state.games.publish = broker.publish
-    app.state.rooms = Rooms(
-        sessions,
-        app.state.games,
-        RoomLimits(
-            countdown_s=settings.race_countdown_s,
-            max_members=settings.room_max_members,
-            rooms_per_player=settings.rooms_per_player,
-            idle_s=settings.room_idle_s,
-            forfeit_s=settings.race_forfeit_s,
-            event_retention_s=settings.event_retention_s,
-        ),
-        publish=broker.publish,
-    )
-    app.state.deals = Deals(sessions, settings.deal_key_bytes)
-    app.state.progress = Progress(sessions)
-    app.state.limits = RateLimits(settings)
-    app.state.signin_guard = SignInGuard(settings, app.state.limits)
-    app.state.leaderboards = Leaderboards(
-        sessions,
-        settings.leaderboard_min_games,
-        cache_seconds=settings.leaderboard_cache_seconds,
-    )
+    app.state.settings = settings
+    app.state.services = services
+    limits = RateLimits(settings)
+    app.state.limits = limits
+    app.state.signin_guard = SignInGuard(settings, limits)
 
     errors.install(app)
     faults.install(app)
     observe.configure_logging(settings.json_logs)
-    observe.count_pool(engine, "main")
-    if not move_store.shared:
-        observe.count_pool(move_store.engine, "moves")
+    observe.count_pool(services.engine, "main")
+    if not services.move_store.shared:
+        observe.count_pool(services.move_store.engine, "moves")
     app.include_router(router)
     if settings.public_api_docs:  # not in production unless API_DOCS=true
         app.include_router(docs.router)

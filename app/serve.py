@@ -68,13 +68,13 @@ def json_log_config() -> dict[str, Any]:
     """uvicorn's logging, every line one JSON object (``JSON_LOGS``, on by default): uvicorn's
     own lines, the app's (``patience_hall.*`` and ``app.*``) and any warning or third-party line
     that reaches the root logger. The app adds no second handler of its own then
-    (``app.web.observe.configure_logging``)."""
+    (``app.web.http.observe.configure_logging``)."""
     handler = {"class": "logging.StreamHandler", "formatter": "json", "stream": "ext://sys.stderr"}
     own = {"handlers": ["json"], "level": "INFO", "propagate": False}
     return {
         "version": 1,
         "disable_existing_loggers": False,
-        "formatters": {"json": {"()": "app.web.observe.JsonFormatter"}},
+        "formatters": {"json": {"()": "app.web.http.observe.JsonFormatter"}},
         "handlers": {"json": handler},
         "loggers": {
             "uvicorn": own,

@@ -18,10 +18,11 @@ from fastapi import FastAPI
 from fastapi.testclient import TestClient
 from sqlalchemy import create_engine, text
 
+from app.bootstrap import StartRefused
 from app.cli import main as cli
 from app.config import PROJECT_DIR, Settings, refusals
 from app.db.deployment import key_fingerprint
-from app.main import StartRefused, create_app
+from app.main import create_app
 from tests.databases import fresh_postgres_database, migrate
 
 KEY_A, KEY_B = secrets.token_urlsafe(48), secrets.token_urlsafe(48)

@@ -30,8 +30,8 @@ from app.db.models import (
     Room,
     RoomMember,
 )
-from app.services.errors import BadCredentials, NotFound
-from app.services.players import GHOST_PREFIX, _hasher, find_by_name, now
+from app.services.errors import BadCredentials, Banned, NotFound
+from app.services.players import GHOST_PREFIX, _hasher, find_by_name, now, rename
 from app.services.seal import shown_number
 
 EXPORT_FORMAT = 1
@@ -240,6 +240,11 @@ class Accounts:
             check_password(player, password)
             return delete(db, player)
 
+    def refuse_rated_if_banned(self, player_id: str) -> None:
+        """A banned player cannot start a rated game (an operator's ban)."""
+        if self.is_banned(player_id):
+            raise Banned("An operator has banned this player: rated games are closed to you.")
+
     def is_banned(self, player_id: str) -> bool:
         with self.sessions() as db:
             return db.scalar(select(Player.banned_at).where(Player.id == player_id)) is not None
@@ -255,6 +260,11 @@ class Accounts:
     def admin_delete(self, name: str) -> str:
         with self.sessions.begin() as db:
             return delete(db, self._named(db, name))
+
+    def rename(self, name: str, new_name: str) -> str:
+        """An operator's rename; the new name follows the rules a player's would."""
+        with self.sessions.begin() as db:
+            return rename(db, self._named(db, name), new_name).name
 
     def ban(self, name: str, banned: bool = True) -> Player:
         with self.sessions.begin() as db:

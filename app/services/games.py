@@ -251,7 +251,7 @@ class Games:
     # Called with (game slug, deal number) once a game has ended and its transaction has
     # committed: the solver judges the deal then (app/services/solver.py), off the move path.
     ended: Callable[[str, int], None] = field(default=lambda game, deal: None)
-    # The API's JSON of a state (app/web/schemas.py), stored with an Idempotency-Key's log
+    # The API's JSON of a state (app/web/api/schemas.py), stored with an Idempotency-Key's log
     # entry so that a retry gets the first answer as it was sent: the answer's shape belongs
     # to the web layer, which the services do not import.
     answer_json: Callable[[GameView], str] = field(default=_no_answers)

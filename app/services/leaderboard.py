@@ -139,6 +139,10 @@ class Leaderboards:
                 totals = self._totals(db, since)
         return Board(game, period, self.min_games, rows, totals)
 
+    def player(self, name: str, viewer: str | None = None) -> PlayerRecord:
+        """A player's record as ``viewer`` may see it (:func:`player_record`)."""
+        return player_record(self.sessions, name, viewer)
+
     def _all_time(self, db: Session, key: str, limit: int) -> list[Ranked]:
         # The index (game, wilson, won) hands these over already in order.
         found = db.execute(

@@ -3,14 +3,11 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass
 
 from sqlalchemy import select
 
-from app.db.game_rows import MoveStore
 from app.db.models import Game
-from app.db.session import make_engine, make_sessionmaker
 from app.engine import EngineError
 from app.services.errors import NotFound
 from app.services.games import Games
@@ -21,18 +18,6 @@ class ReplayCheck:
     game_id: str
     ok: bool
     problem: str = ""
-
-
-@contextmanager
-def open_games(database_url: str, deal_key: bytes) -> Iterator[Games]:
-    """The game use cases over a database of their own, for operator commands."""
-    engine = make_engine(database_url, pool_size=1)
-    store = MoveStore.open(engine)
-    try:
-        yield Games(make_sessionmaker(engine), deal_key, store=store)
-    finally:
-        store.close()
-        engine.dispose()
 
 
 def game_ids(games: Games) -> list[str]:

@@ -15,9 +15,9 @@ import os
 import secrets
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
-from contextlib import contextmanager, suppress
+from contextlib import suppress
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
@@ -27,9 +27,7 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session, sessionmaker
 
 from app.db.faults import is_unavailable, summary
-from app.db.game_rows import MoveStore
 from app.db.models import DealVerdict, Game, GameCoach, GameHint
-from app.db.session import make_engine, make_sessionmaker
 from app.engine import GAMES, Move, UnknownGame, get_ruleset, loads
 from app.services import stats
 from app.services.errors import (
@@ -734,19 +732,3 @@ class Solver:
                 "more are certified by an operator."
             )
         return self.games.start(player_id, slug, self._rng.choice(deals))
-
-
-@contextmanager
-def open_solver(database_url: str, deal_key: bytes) -> Iterator[Solver]:
-    """The solver use cases over a database of their own, for operator commands."""
-    engine = make_engine(database_url, pool_size=1)
-    sessions = make_sessionmaker(engine)
-    store = MoveStore.open(engine)
-    games = Games(sessions, deal_key, store=store)
-    solver = Solver(sessions, deal_key, games, SolverPool(1))
-    try:
-        yield solver
-    finally:
-        solver.pool.close()
-        store.close()
-        engine.dispose()

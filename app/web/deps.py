@@ -7,21 +7,40 @@ database look-up goes to the thread pool explicitly.
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Any
 
 from fastapi import Depends, Request
 from starlette.concurrency import run_in_threadpool
 
 from app.config import Settings
+from app.services.accounts import Accounts
+from app.services.availability import Health
 from app.services.deals import Deals
 from app.services.errors import Unauthenticated
+from app.services.feed import RoomFeed
 from app.services.games import Games
+from app.services.history import History
+from app.services.leaderboard import Leaderboards
 from app.services.players import Players
+from app.services.progress import Progress
+from app.services.rooms import Rooms
 from app.services.solver import Solver
-from app.web.ratelimit import limits_of
+from app.web.http.ratelimit import RateLimits
+from app.web.http.signin_guard import SignInGuard
+from app.web.state import limits_of
 
 SESSION_PLAYER = "pid"
 SESSION_VERSION = "sv"  # the player's session_version when this session was signed in
+
+
+def _service(name: str) -> Any:
+    """A dependency that hands a route one of the services built in app/bootstrap.py."""
+
+    async def get(request: Request) -> Any:
+        return getattr(request.app.state.services, name)
+
+    get.__name__ = f"get_{name}"
+    return Depends(get)
 
 
 async def get_settings_dep(request: Request) -> Settings:
@@ -29,31 +48,30 @@ async def get_settings_dep(request: Request) -> Settings:
     return settings
 
 
-async def get_games(request: Request) -> Games:
-    games: Games = request.app.state.games
-    return games
+async def get_limits(request: Request) -> RateLimits:
+    limits: RateLimits = request.app.state.limits
+    return limits
 
 
-async def get_players(request: Request) -> Players:
-    players: Players = request.app.state.players
-    return players
-
-
-async def get_deals(request: Request) -> Deals:
-    deals: Deals = request.app.state.deals
-    return deals
-
-
-async def get_solver(request: Request) -> Solver:
-    solver: Solver = request.app.state.solver
-    return solver
+async def get_signin_guard(request: Request) -> SignInGuard:
+    guard: SignInGuard = request.app.state.signin_guard
+    return guard
 
 
 SettingsDep = Annotated[Settings, Depends(get_settings_dep)]
-GamesDep = Annotated[Games, Depends(get_games)]
-PlayersDep = Annotated[Players, Depends(get_players)]
-DealsDep = Annotated[Deals, Depends(get_deals)]
-SolverDep = Annotated[Solver, Depends(get_solver)]
+LimitsDep = Annotated[RateLimits, Depends(get_limits)]
+SignInGuardDep = Annotated[SignInGuard, Depends(get_signin_guard)]
+GamesDep = Annotated[Games, _service("games")]
+PlayersDep = Annotated[Players, _service("players")]
+AccountsDep = Annotated[Accounts, _service("accounts")]
+DealsDep = Annotated[Deals, _service("deals")]
+SolverDep = Annotated[Solver, _service("solver")]
+RoomsDep = Annotated[Rooms, _service("rooms")]
+RoomFeedDep = Annotated[RoomFeed, _service("feed")]
+ProgressDep = Annotated[Progress, _service("progress")]
+LeaderboardsDep = Annotated[Leaderboards, _service("leaderboards")]
+HistoryDep = Annotated[History, _service("history")]
+HealthDep = Annotated[Health, _service("health")]
 
 
 def sign_session_in(request: Request, player_id: str, version: int) -> None:

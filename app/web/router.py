@@ -6,17 +6,20 @@ pages and their HTMX fragments are for browsers, and are left out of it.
 
 from fastapi import APIRouter
 
-from app.web import accounts, api, coach, health, live, pages, play, room_pages, rooms_api, stats
+from app.web import api, pages
+from app.web.http import health
 
 router = APIRouter()
 # A request is matched against the routes in this order: the two move paths first.
-router.include_router(api.router)
-router.include_router(play.router, include_in_schema=False)
+router.include_router(api.games.router)
+router.include_router(pages.play.router, include_in_schema=False)
 router.include_router(health.router)
-router.include_router(pages.router, include_in_schema=False)
-router.include_router(rooms_api.router)
-router.include_router(live.router)
-router.include_router(room_pages.router, include_in_schema=False)
-router.include_router(stats.router)
-router.include_router(coach.router, include_in_schema=False)
-router.include_router(accounts.router)
+router.include_router(pages.home.router, include_in_schema=False)
+router.include_router(api.rooms.router)
+router.include_router(pages.live.router)
+router.include_router(pages.rooms.router, include_in_schema=False)
+router.include_router(api.stats.router)
+router.include_router(pages.stats.router, include_in_schema=False)
+router.include_router(pages.coach.router, include_in_schema=False)
+router.include_router(api.accounts.router)
+router.include_router(pages.accounts.router, include_in_schema=False)

@@ -1,4 +1,4 @@
-// Signing in while a name is under attack (app/web/signin_guard.py): before the sign-in form
+// Signing in while a name is under attack (app/web/http/signin_guard.py): before the sign-in form
 // goes, ask the server whether this browser must prove a moment of work; if so, find a number
 // n such that SHA-256("<nonce>:<n>") starts with the asked number of zero bits (about a
 // second), and send it with the form. No library: a small SHA-256 for one short block.

@@ -52,7 +52,7 @@ from app.services.history import History
 from app.services.leaderboard import Leaderboards, Period, Ranked, player_record
 from app.services.players import create_player
 from app.services.stats import wilson_lower_bound
-from app.web.schemas import deal_json
+from app.web.api.schemas import deal_json
 from tests.databases import downgrade, fresh_postgres_database, migrate, sqlite_url
 
 # Corners deals that can be won: the small search below finds a winning line for each. Their

@@ -1,4 +1,4 @@
-"""Every JSON answer the test clients receive, held to its model in app/web/schemas.py.
+"""Every JSON answer the test clients receive, held to its model in app/web/api/schemas.py.
 
 The game state is written as plain data on the hot path (see that module): this check is what
 keeps the data and the model the same thing. Each model forbids extra fields, so an answer with
@@ -12,7 +12,7 @@ import re
 import httpx2 as httpx
 from pydantic import BaseModel
 
-from app.web.schemas import (
+from app.web.api.schemas import (
     DailyAnswer,
     DealAnswer,
     ErrorAnswer,

@@ -9,7 +9,7 @@ from fastapi.testclient import TestClient
 from sqlalchemy import update
 
 from app.db.models import Game
-from app.web.charts import moves_histogram, streak_chart, win_rate_chart
+from app.web.pages.charts import moves_histogram, streak_chart, win_rate_chart
 from tests.web.support import finish_deal, new_game, post
 
 

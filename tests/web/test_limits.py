@@ -19,7 +19,7 @@ from app.config import Settings
 from app.main import create_app
 from app.serve import TimedHttpProtocol
 from app.services.errors import NotFound
-from app.web import limits as limits_module
+from app.web.http import limits as limits_module
 from tests.web.support import error_code, move, snapshot, start
 
 
@@ -247,7 +247,7 @@ def test_a_share_of_all_the_time_never_refuses_an_expensive_page() -> None:
     from starlette.responses import PlainTextResponse
     from starlette.routing import Route
 
-    from app.web.limits import Admission
+    from app.web.http.limits import Admission
 
     def slow(request: Any) -> PlainTextResponse:
         time.sleep(1.2)

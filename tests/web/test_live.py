@@ -146,9 +146,9 @@ def test_a_client_catching_up_gets_every_page_of_what_it_missed(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """More missed events than one read of the table: every page, in order, then live."""
-    import app.web.live as live_module
+    import app.services.feed as feed_module
 
-    monkeypatch.setattr(live_module, "EVENT_PAGE", 3)
+    monkeypatch.setattr(feed_module, "EVENT_PAGE", 3)
     table = [EventRow(i, "ROOMAA", "progress", f'{{"n": {i}}}') for i in range(1, 9)]
 
     class Table:
@@ -157,11 +157,12 @@ def test_a_client_catching_up_gets_every_page_of_what_it_missed(
 
     async def scenario() -> None:
         broker = InProcessBroker(engine=None)  # type: ignore[arg-type]  # no reads here
-        events = live_module.stream(Table(), broker, "ROOMAA", 2, live_module.json_data)  # type: ignore[arg-type]
-        got = [int((await anext(events)).id or 0) for _ in range(6)]
+        feed = feed_module.RoomFeed(Table(), broker)  # type: ignore[arg-type]
+        events = feed.events("ROOMAA", 2)
+        got = [(await anext(events)).id for _ in range(6)]
         assert got == [3, 4, 5, 6, 7, 8]
         broker.deliver([EventRow(8, "ROOMAA", "progress", "{}"), EventRow(9, "ROOMAA", "p", "{}")])
-        assert (await anext(events)).id == "9"  # 8 was sent from the table already
+        assert (await anext(events)).id == 9  # 8 was sent from the table already
         await events.aclose()
         assert broker.subscribers == 0
 

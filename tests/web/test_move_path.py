@@ -1,4 +1,4 @@
-"""The browser move path reads top to bottom (issue 12): each board action of app/web/play.py
+"""The browser move path reads top to bottom (issue 12): each board action of app/web/pages/play.py
 makes one call to the game service; the rest (which card goes up by itself, what the Deal
 button means, the words) is the service's and the engine's. The layers themselves are import
 rules in pyproject.toml, checked by lint-imports."""

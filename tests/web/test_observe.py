@@ -15,7 +15,7 @@ from fastapi.testclient import TestClient
 from prometheus_client.parser import text_string_to_metric_families
 
 from app.config import PROJECT_DIR
-from app.web.observe import JsonFormatter
+from app.web.http.observe import JsonFormatter
 from tests.web.support import move, start
 
 

@@ -27,9 +27,9 @@ from app.db.models import Game, Player
 from app.engine import DEVELOPMENT_KEY
 from app.main import SESSION_COOKIE, create_app
 from app.services import players as players_module
-from app.web.headers import CSP
-from app.web.ratelimit import SweepingMemoryStorage
-from app.web.templating import PREFS_COOKIE
+from app.web.http.headers import CSP
+from app.web.http.ratelimit import SweepingMemoryStorage
+from app.web.pages.templating import PREFS_COOKIE
 from tests.databases import fresh_postgres_database, migrate
 from tests.settings import suite_settings
 from tests.web.hidden import HiddenCardGuard

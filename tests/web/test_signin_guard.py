@@ -22,7 +22,7 @@ from fastapi.testclient import TestClient
 
 from app.services import players as players_module
 from app.services.players import name_key
-from app.web.signin_guard import SignInGuard, leading_zero_bits, solve, work
+from app.web.http.signin_guard import SignInGuard, leading_zero_bits, solve, work
 from tests.web.support import browser_post
 from tests.web.test_security import (
     PASSWORD,

@@ -10,7 +10,8 @@ from fastapi.responses import JSONResponse, Response
 from starlette.exceptions import HTTPException
 
 from app.services.errors import ServiceError
-from app.web.templating import render
+from app.web.pages.templating import render
+from app.web.state import settings_of
 
 _HTTP_CODES = {404: "not_found", 405: "method_not_allowed", 401: "unauthenticated"}
 _UNREADABLE_BODY = (
@@ -62,7 +63,7 @@ def install(app: FastAPI) -> None:
             response = error_page(request, exc.status, exc.message, exc.code)
         response.headers.update(getattr(exc, "headers", {}))
         if exc.status == 503:
-            response.headers["Retry-After"] = str(request.app.state.settings.retry_after_seconds)
+            response.headers["Retry-After"] = str(settings_of(request).retry_after_seconds)
         return response
 
     @app.exception_handler(RequestValidationError)
@@ -90,7 +91,7 @@ def install(app: FastAPI) -> None:
             else error_page(request, exc.status_code, message)
         )
         # Starlette's own headers of the refusal: above all ``Allow`` on a 405 (RFC 9110),
-        # which names HEAD too wherever GET is allowed (app/web/headers.py answers it).
+        # which names HEAD too wherever GET is allowed (app/web/http/headers.py answers it).
         headers = dict(exc.headers or {})
         allow = [m.strip() for m in headers.get("Allow", "").split(",") if m.strip()]
         if "GET" in allow and "HEAD" not in allow:

@@ -10,7 +10,7 @@ read, as a negative ``after`` is (no event can have such an id, and an empty str
 for one forever would hide the mistake). A ``Last-Event-ID`` that is not a number at all is
 ignored, as if the client had sent none.
 ``?view=html`` sends the same events as HTML fragments for the htmx SSE extension
-(app/web/room_pages.py); ``?view=board`` the same for the race panel beside a racer's board.
+(app/web/pages/rooms.py); ``?view=board`` the same for the race panel beside a racer's board.
 No event carries a card (app/services/race_events.py).
 """
 
@@ -25,9 +25,10 @@ from fastapi.exceptions import RequestValidationError
 from sse_starlette import EventSourceResponse, ServerSentEvent
 from starlette.concurrency import run_in_threadpool
 
-from app.db.broker import Dropped, EventRow, InProcessBroker
-from app.services.rooms import EVENT_ID_MAX, EVENT_PAGE, Rooms
-from app.web.room_pages import html_events
+from app.services.feed import EventRow, RoomFeed
+from app.services.rooms import EVENT_ID_MAX
+from app.web.deps import RoomFeedDep, RoomsDep
+from app.web.pages.rooms import html_events
 
 router = APIRouter()
 
@@ -66,38 +67,11 @@ def _cursor(last_event_id: str | None, after: int | None) -> int | None:
 
 
 async def stream(
-    rooms: Rooms,
-    broker: InProcessBroker,
-    code: str,
-    cursor: int,
-    render: Render,
-    is_disconnected: Callable[[], Any] | None = None,
+    feed: RoomFeed, code: str, cursor: int, render: Render
 ) -> AsyncGenerator[ServerSentEvent, None]:
-    """The room's events after ``cursor``, each once, then live ones."""
-    sub = broker.subscribe(code)  # before reading the table, so nothing falls in between
-    try:
-        sent: set[int] = set()
-        page = await run_in_threadpool(rooms.events_after, code, cursor, EVENT_PAGE)
-        while page:  # a client away for long may have missed more than a page
-            for row in page:
-                sent.add(row.id)
-                yield ServerSentEvent(data=await render(row), event=row.kind, id=str(row.id))
-            if len(page) < EVENT_PAGE:
-                break
-            page = await run_in_threadpool(rooms.events_after, code, page[-1].id, EVENT_PAGE)
-        newest = max(sent, default=cursor)
-        while True:
-            try:
-                row = await sub.get()
-            except Dropped:
-                return  # too slow: the client reconnects with Last-Event-ID and catches up
-            if row.id <= cursor or row.id in sent:
-                continue  # already sent (from the table, or before the client reconnected)
-            if row.id > newest:
-                sent.clear()
-            yield ServerSentEvent(data=await render(row), event=row.kind, id=str(row.id))
-    finally:
-        broker.unsubscribe(sub)
+    """The room's events after ``cursor``, each once, then live ones, as Server-Sent Events."""
+    async for row in feed.events(code, cursor):
+        yield ServerSentEvent(data=await render(row), event=row.kind, id=str(row.id))
 
 
 EVENTS_DOC: dict[int | str, dict[str, Any]] = {
@@ -131,6 +105,8 @@ EVENTS_DOC: dict[int | str, dict[str, Any]] = {
 )
 async def room_events(
     request: Request,
+    rooms: RoomsDep,
+    feed: RoomFeedDep,
     code: str,
     after: Annotated[int | None, Query(ge=0, le=EVENT_ID_MAX)] = None,
     view: Annotated[str, Query(pattern="^(json|html|board)$")] = "json",
@@ -143,7 +119,6 @@ async def room_events(
     are event ids from 0 to 2147483647; a larger number is answered 422 (a page) and nothing is
     streamed. A `Last-Event-ID` that is not a whole number is ignored."""
     cursor = _cursor(last_event_id, after)  # before any read: a bad cursor is a 422
-    rooms: Rooms = request.app.state.rooms
     room = await run_in_threadpool(rooms.get, code)  # 404 for an unknown room
     render: Render = json_data
     if view in ("html", "board"):
@@ -153,13 +128,7 @@ async def room_events(
         # open sees its own event, however late the stream's first read runs.
         cursor = await run_in_threadpool(rooms.last_event_id, room.code)
     return EventSourceResponse(
-        stream(
-            rooms,
-            request.app.state.broker,
-            room.code,
-            cursor,
-            render,
-        ),
+        stream(feed, room.code, cursor, render),
         ping=PING_S,
         send_timeout=SEND_TIMEOUT_S,
         headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"},

@@ -18,6 +18,7 @@ from sqlalchemy import Engine, event
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from app.metrics import LATENCY, MOVES, POOL_IN_USE, REQUESTS, exposition
+from app.web.state import settings_of
 
 router = APIRouter()
 access = logging.getLogger("patience_hall.access")
@@ -29,7 +30,7 @@ _MOVE_ROUTES = {"/api/games/{game_id}/moves", "/games/{game_id}/moves"}
 async def metrics(request: Request) -> Response:
     """Open while developing; in production only with ``Authorization: Bearer
     <METRICS_TOKEN>`` (no token set: not served at all, 404)."""
-    settings = request.app.state.settings
+    settings = settings_of(request)
     if settings.app_env == "production":
         token = settings.metrics_token
         if not token:

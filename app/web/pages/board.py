@@ -226,7 +226,7 @@ def status_context(
             # Where the game slipped (issue #22): for whoever sees the game whole.
             "analysis_path": None if view.masked else f"/games/{g.id}/analysis",
             "title": "You won!" if won else "Game over",
-            # A win against the deal's records and the player's own (app/web/wins.py).
+            # A win against the deal's records and the player's own (app/web/pages/wins.py).
             "compare": compare or [],
             "text": (
                 f"{moves} in {clock_text(elapsed)}."

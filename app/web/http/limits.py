@@ -37,7 +37,7 @@ _EXPENSIVE = re.compile(
 _FREE = ("/static/", "/healthz", "/metrics")  # no database work, or a thread of their own
 # Event streams stay open for as long as a room is watched: they take no turn (which they
 # would hold for good); their database work is a short read now and then, on the event loop's
-# terms (app/web/live.py).
+# terms (app/web/pages/live.py).
 _STREAM = re.compile(r"^/rooms/[^/]+/events$")
 
 

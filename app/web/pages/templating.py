@@ -11,8 +11,9 @@ from starlette.responses import Response
 
 from app.config import PROJECT_DIR
 from app.engine import GAMES
-from app.web.board import layout_css
-from app.web.csrf import session_token
+from app.web.http.csrf import session_token
+from app.web.pages.board import layout_css
+from app.web.state import settings_of
 
 templates = Jinja2Templates(directory=PROJECT_DIR / "templates")
 # layout_css(rules): the table grid of a game, for every page that draws a board.
@@ -116,6 +117,6 @@ def render(request: Request, template: str, context: dict[str, Any], status: int
             max_age=PREFS_MAX_AGE,
             samesite="lax",
             httponly=False,
-            secure=request.app.state.settings.secure_cookies,
+            secure=settings_of(request).secure_cookies,
         )
     return response

@@ -16,9 +16,25 @@ from app.engine import GAMES, MAX_DEAL, Card, Move
 from app.services import daily
 from app.services.errors import BadCredentials, InvalidRequest, NotFound, ServiceError
 from app.services.games import GameView
-from app.services.history import History, MyGames
+from app.services.history import MyGames
 from app.services.players import check_name, name_key
-from app.web.board import (
+from app.web.deps import (
+    SESSION_VERSION,
+    BrowserPlayer,
+    DealsDep,
+    GamesDep,
+    HistoryDep,
+    PlayersDep,
+    RoomsDep,
+    SettingsDep,
+    SolverDep,
+    ViewerDep,
+    new_browser_player,
+    sign_session_in,
+)
+from app.web.http.ratelimit import client_address
+from app.web.http.signin_guard import ProofRequired, SignInGuard
+from app.web.pages.board import (
     GameHeader,
     clock_text,
     duration_words,
@@ -26,33 +42,23 @@ from app.web.board import (
     pile_views,
     status_context,
 )
-from app.web.charts import moves_histogram
-from app.web.deps import (
-    SESSION_VERSION,
-    BrowserPlayer,
-    DealsDep,
-    GamesDep,
-    PlayersDep,
-    SettingsDep,
-    SolverDep,
-    ViewerDep,
-    new_browser_player,
-    sign_session_in,
+from app.web.pages.charts import moves_histogram
+from app.web.pages.htmx import is_htmx, vary_on_htmx
+from app.web.pages.play import BOARD_FLASH
+from app.web.pages.rooms import race_panel
+from app.web.pages.templating import (
+    PREF_FLAGS,
+    PREFS_COOKIE,
+    PREFS_MAX_AGE,
+    Prefs,
+    prefs_of,
+    render,
 )
-from app.web.htmx import is_htmx, vary_on_htmx
-from app.web.play import BOARD_FLASH
-from app.web.ratelimit import client_address, limits_of
-from app.web.room_pages import race_panel
-from app.web.signin_guard import ProofRequired, SignInGuard
-from app.web.templating import PREF_FLAGS, PREFS_COOKIE, PREFS_MAX_AGE, Prefs, prefs_of, render
-from app.web.wins import win_comparison
+from app.web.pages.wins import win_comparison
+from app.web.state import limits_of, settings_of, signin_guard_of
 
 router = APIRouter()
 SAFE_BACK = re.compile(r"/(?![/\\])[A-Za-z0-9/_.~%?=&-]*")
-
-
-def history(request: Request) -> History:
-    return History(request.app.state.sessions)
 
 
 @router.get("/")
@@ -61,24 +67,26 @@ def home(
     viewer: ViewerDep,
     settings: SettingsDep,
     solver: SolverDep,
+    rooms: RoomsDep,
+    history: HistoryDep,
 ) -> Response:
     return render(
         request,
         "pages/home.html",
         {
-            "in_progress": history(request).in_progress(viewer, 5) if viewer else [],
+            "in_progress": history.in_progress(viewer, 5) if viewer else [],
             "max_deal": MAX_DEAL,
             "daily": daily.daily_deals(daily.today(), settings.deal_key_bytes),
-            "live": request.app.state.rooms.live(10),
-            "playing_now": request.app.state.rooms.playing_now(),
+            "live": rooms.live(10),
+            "playing_now": rooms.playing_now(),
             "certified": solver.certified_games(),
         },
     )
 
 
 @router.get("/my-games")
-def my_games(request: Request, viewer: ViewerDep) -> Response:
-    mine = history(request).of(viewer) if viewer else MyGames([], [])
+def my_games(request: Request, viewer: ViewerDep, history: HistoryDep) -> Response:
+    mine = history.of(viewer) if viewer else MyGames([], [])
     return render(
         request,
         "pages/my_games.html",
@@ -88,10 +96,15 @@ def my_games(request: Request, viewer: ViewerDep) -> Response:
 
 @router.get("/deal/{game}/{number}")
 def deal_page(
-    request: Request, game: str, number: str, deals: DealsDep, viewer: ViewerDep
+    request: Request,
+    game: str,
+    number: str,
+    deals: DealsDep,
+    viewer: ViewerDep,
+    settings: SettingsDep,
 ) -> Response:
     summary = deals.summary(game, number, viewer)
-    cap = duration_words(int(request.app.state.settings.idle_cap_seconds))
+    cap = duration_words(int(settings.idle_cap_seconds))
     # The finished games' moves, drawn only from the list the page may show this viewer.
     shown = summary.finished if summary.replays_open else []
     wins = [g.moves for g in shown if g.status == "won"]
@@ -111,7 +124,7 @@ def board(request: Request, game_id: str, viewer: ViewerDep, games: GamesDep) ->
     owner = viewer is not None and view.record.player_id == viewer
     mine = owner and not view.finished
     status = status_context(view, owner, win_comparison(request, view, viewer))
-    # A race's game shows its owner the race beside the board, live (app/web/room_pages.py).
+    # A race's game shows its owner the race beside the board, live (app/web/pages/rooms.py).
     race = (race_panel(request, view, viewer) if viewer is not None else None) or {}
     response = render(
         request,
@@ -225,7 +238,7 @@ def set_prefs_cookie(request: Request, response: Response, value: str) -> None:
         max_age=PREFS_MAX_AGE,
         samesite="lax",
         httponly=False,
-        secure=request.app.state.settings.secure_cookies,
+        secure=settings_of(request).secure_cookies,
     )
 
 
@@ -339,8 +352,7 @@ def choose_password(
 
 
 def signin_guard(request: Request) -> SignInGuard:
-    guard: SignInGuard = request.app.state.signin_guard
-    return guard
+    return signin_guard_of(request)
 
 
 @router.get("/signin/challenge", include_in_schema=False)
@@ -374,7 +386,7 @@ def sign_in(
 ) -> Response:
     """Signs in. Every attempt counts against its address; wrong passwords from addresses that
     never signed in as the name count against the name, and past that limit such an address
-    must bring a proof of work (app/web/signin_guard.py). A known address is never held up by
+    must bring a proof of work (app/web/http/signin_guard.py). A known address is never held up by
     others' guesses, and a right password is never refused for attempts it did not make."""
     guard, address = signin_guard(request), client_address(request)
     key = name_key(name.strip())

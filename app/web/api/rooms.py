@@ -4,22 +4,13 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import APIRouter, Depends, Path, Request
+from fastapi import APIRouter, Path
 from pydantic import BaseModel, Field
 
-from app.services.rooms import Rooms
-from app.web.deps import ApiPlayer
-from app.web.schemas import GameSlug, JSONBytes, RoomAnswer, answer, errors_of, room_answer
+from app.web.api.schemas import GameSlug, JSONBytes, RoomAnswer, answer, errors_of, room_answer
+from app.web.deps import ApiPlayer, RoomsDep
 
 router = APIRouter(prefix="/api/rooms", tags=["rooms"])
-
-
-async def get_rooms(request: Request) -> Rooms:
-    rooms: Rooms = request.app.state.rooms
-    return rooms
-
-
-RoomsDep = Annotated[Rooms, Depends(get_rooms)]
 
 
 class NewRoom(BaseModel):

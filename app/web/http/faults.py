@@ -9,9 +9,10 @@ from fastapi import FastAPI, Request
 from fastapi.responses import Response
 from sqlalchemy.exc import DBAPIError
 
-from app.db.faults import UNAVAILABLE_ERRORS, is_unavailable, summary
 from app.metrics import DB_ERRORS
-from app.web.errors import error_json, error_page, is_api
+from app.services.availability import UNAVAILABLE_ERRORS, is_unavailable, summary
+from app.web.http.errors import error_json, error_page, is_api
+from app.web.state import settings_of
 
 logger = logging.getLogger("patience_hall.faults")
 
@@ -22,7 +23,7 @@ UNAVAILABLE_MESSAGE = (
 
 
 def unavailable(request: Request, message: str = UNAVAILABLE_MESSAGE) -> Response:
-    retry_after = str(request.app.state.settings.retry_after_seconds)
+    retry_after = str(settings_of(request).retry_after_seconds)
     if is_api(request):
         response: Response = error_json(503, "unavailable", message)
     else:

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from app.web.templating import templates
+from app.web.pages.templating import templates
 
 _EXEMPT = ("/api/", "/static/", "/healthz", "/metrics")
 # Browsers keep Secure cookies on http://localhost (a "potentially trustworthy" origin).

@@ -18,15 +18,15 @@ from fastapi import APIRouter, Form, Request
 from fastapi.responses import RedirectResponse, Response
 from starlette.concurrency import run_in_threadpool
 
-from app.db.broker import EventRow
 from app.engine import GAMES
 from app.services.errors import InvalidRequest, NotFound
+from app.services.feed import EventRow
 from app.services.games import GameView
 from app.services.rooms import Rooms, RoomView, normalize_code
-from app.web.board import GameHeader, pile_views, status_context
-from app.web.deps import SESSION_PLAYER, BrowserPlayer, GamesDep, ViewerDep
-from app.web.rooms_api import RoomsDep
-from app.web.templating import csrf_token, render, templates
+from app.web.deps import SESSION_PLAYER, BrowserPlayer, GamesDep, RoomsDep, ViewerDep
+from app.web.pages.board import GameHeader, pile_views, status_context
+from app.web.pages.templating import csrf_token, render, templates
+from app.web.state import services_of
 
 router = APIRouter(tags=["rooms"])
 
@@ -62,7 +62,7 @@ def race_panel(request: Request, view: GameView, viewer: str) -> dict[str, Any] 
     """The live race beside a racer's own board, or None for any other game or viewer."""
     if view.record.race_id is None or view.record.player_id != viewer:
         return None
-    rooms: Rooms = request.app.state.rooms
+    rooms = services_of(request).rooms
     room = rooms.room_of_race(view.record.race_id)
     context = live_context(room, viewer)
     context.update({"my_game": None, "oob": False, "last_event": rooms.last_event_id(room.code)})

@@ -2,7 +2,7 @@
 
 Wrong guesses must cost the guesser, never the owner. So:
 
-- **Every attempt** counts against its address (``RATE_LIMIT_SIGNIN``, app/web/ratelimit.py).
+- **Every attempt** counts against its address (``RATE_LIMIT_SIGNIN``, app/web/http/ratelimit.py).
 - **Known addresses.** An address that signed in as a name is remembered for that name for
   ``SIGNIN_KNOWN_DAYS`` (renewed at every sign-in). Its attempts never count against the name
   and never need a proof: the owner at home is not slowed down by a crowd elsewhere.
@@ -43,7 +43,7 @@ from limits.errors import StorageError
 
 from app.config import Settings
 from app.services.errors import ServiceError
-from app.web.ratelimit import RateLimits, Rule
+from app.web.http.ratelimit import RateLimits, Rule
 
 log = logging.getLogger(__name__)
 

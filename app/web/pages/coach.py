@@ -1,6 +1,6 @@
 """The coach's pages: where a finished game slipped, and "Try again from here" (issue #22).
 
-The JSON twins are in app/web/api.py (``/api/games/{id}/analysis`` and ``/try-again``).
+The JSON twins are in app/web/api/games.py (``/api/games/{id}/analysis`` and ``/try-again``).
 """
 
 from __future__ import annotations
@@ -13,8 +13,8 @@ from starlette.concurrency import run_in_threadpool
 
 from app.services.errors import DealInPlay
 from app.web.deps import BrowserPlayer, SolverDep, ViewerDep
-from app.web.htmx import is_htmx, vary_on_htmx
-from app.web.templating import render
+from app.web.pages.htmx import is_htmx, vary_on_htmx
+from app.web.pages.templating import render
 
 router = APIRouter()
 

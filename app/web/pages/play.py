@@ -28,13 +28,12 @@ from app.services.errors import (
     ServiceError,
 )
 from app.services.games import Games, GameView, Played
-from app.web.accounts import AccountsDep, refuse_rated_if_banned
-from app.web.board import GameHeader, pile_views, status_context
-from app.web.deps import BrowserPlayer, GamesDep, SolverDep, ViewerDep
-from app.web.htmx import is_htmx, vary_on_htmx
-from app.web.ratelimit import limit_player
-from app.web.templating import prefs_of, render
-from app.web.wins import win_comparison
+from app.web.deps import AccountsDep, BrowserPlayer, GamesDep, SolverDep, ViewerDep
+from app.web.http.ratelimit import limit_player
+from app.web.pages.board import GameHeader, pile_views, status_context
+from app.web.pages.htmx import is_htmx, vary_on_htmx
+from app.web.pages.templating import prefs_of, render
+from app.web.pages.wins import win_comparison
 
 router = APIRouter()
 _DIGITS = re.compile(r"[0-9]{1,20}")
@@ -69,7 +68,7 @@ def start(
             view = solver.start_winnable(player, game)
         else:
             if number is None:
-                refuse_rated_if_banned(accounts, player)
+                accounts.refuse_rated_if_banned(player)
             view = games.start(player, game, number)
     except Banned as exc:
         return _not_started(request, "No rated games", exc.message, exc.status)

@@ -6,10 +6,9 @@ from __future__ import annotations
 
 from fastapi import Request
 
-from app.services.deals import Deals
 from app.services.games import GameView
-from app.services.progress import Progress
-from app.web.board import clock_text
+from app.web.pages.board import clock_text
+from app.web.state import services_of
 
 
 def win_comparison(request: Request, view: GameView, viewer: str | None) -> list[str]:
@@ -17,8 +16,8 @@ def win_comparison(request: Request, view: GameView, viewer: str | None) -> list
     g = view.record
     if viewer is None or g.player_id != viewer or g.status != "won":
         return []
-    deals: Deals = request.app.state.deals
-    progress: Progress = request.app.state.progress
+    deals = services_of(request).deals
+    progress = services_of(request).progress
     lines = []
     deal = deals.summary(view.rules.slug, g.deal, viewer)
     best = deal.fewest_moves

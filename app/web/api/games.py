@@ -11,10 +11,7 @@ from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt, Strict
 from app.engine import MAX_DEAL, Move
 from app.services.errors import InvalidRequest
 from app.services.games import MoveOutcome
-from app.web.accounts import AccountsDep, refuse_rated_if_banned
-from app.web.deps import ApiPlayer, ApiViewer, DealsDep, GamesDep, PlayersDep, SolverDep
-from app.web.ratelimit import limit_player, limits_of
-from app.web.schemas import (
+from app.web.api.schemas import (
     AnalysisAnswer,
     DealAnswer,
     GameSlug,
@@ -27,6 +24,17 @@ from app.web.schemas import (
     errors_of,
     state_response,
 )
+from app.web.deps import (
+    AccountsDep,
+    ApiPlayer,
+    ApiViewer,
+    DealsDep,
+    GamesDep,
+    PlayersDep,
+    SolverDep,
+)
+from app.web.http.ratelimit import limit_player
+from app.web.state import limits_of
 
 router = APIRouter(prefix="/api", tags=["api"])
 
@@ -129,7 +137,7 @@ def start_game(
             raise InvalidRequest("Ask for a deal number or for a winnable deal, not both.")
         return state_response(solver.start_winnable(player, body.game), 201)
     if body.deal is None:
-        refuse_rated_if_banned(accounts, player)
+        accounts.refuse_rated_if_banned(player)
     return state_response(games.start(player, body.game, body.deal), 201)
 
 

@@ -1,0 +1,240 @@
+"""The one place that builds the services: the web app, the operator commands, the job worker
+and the tests all get theirs from here, wired the same way.
+
+Collaborators are passed to constructors; the only cycle (a game that ends asks the solver to
+judge its deal, and the solver plays games for "try again") is closed here, in one line.
+"""
+
+from __future__ import annotations
+
+import functools
+import logging
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from sqlalchemy import Engine
+from sqlalchemy.orm import Session, sessionmaker
+
+from app.config import Settings, refusals
+from app.db.broker import InProcessBroker, make_broker
+from app.db.deployment import KeyCheck, check_deal_key
+from app.db.faults import summary
+from app.db.game_rows import MoveStore
+from app.db.session import Limits, make_engine, make_sessionmaker
+from app.services.accounts import Accounts
+from app.services.availability import Health
+from app.services.deals import Deals
+from app.services.feed import RoomFeed
+from app.services.games import Games
+from app.services.history import History
+from app.services.leaderboard import Leaderboards
+from app.services.players import Players
+from app.services.progress import Progress
+from app.services.rooms import Limits as RoomLimits
+from app.services.rooms import Rooms
+from app.services.solver import Solver, SolverPool
+
+if TYPE_CHECKING:
+    import procrastinate
+
+log = logging.getLogger(__name__)
+
+
+@dataclass
+class Services:
+    """Every service of one process, over one database."""
+
+    settings: Settings
+    engine: Engine
+    sessions: sessionmaker[Session]
+    move_store: MoveStore
+    broker: InProcessBroker
+    games: Games
+    players: Players
+    accounts: Accounts
+    solver: Solver
+    rooms: Rooms
+    feed: RoomFeed
+    deals: Deals
+    progress: Progress
+    leaderboards: Leaderboards
+    history: History
+    health: Health
+    jobs: procrastinate.App | None = None
+
+    def close(self) -> None:
+        """Frees what the services hold (worker processes, connections)."""
+        self.solver.pool.close()
+        self.move_store.close()
+        self.engine.dispose()
+
+
+def database_limits(settings: Settings) -> Limits:
+    return Limits(
+        pool_timeout_ms=settings.db_pool_timeout_ms,
+        statement_timeout_ms=settings.db_statement_timeout_ms,
+        lock_timeout_ms=settings.db_lock_timeout_ms,
+        move_lock_timeout_ms=settings.db_move_lock_timeout_ms,
+    )
+
+
+def build(
+    settings: Settings,
+    *,
+    engine: Engine | None = None,
+    answer_json: Any = None,
+    solver_workers: int | None = None,
+) -> Services:
+    """Every service over ``settings.database_url`` (or ``engine``, already made).
+
+    ``answer_json`` writes a game's API answer (the web's schema), stored with an
+    idempotency key; operator commands and workers, which answer no request, leave it unset.
+    """
+    if engine is None:
+        engine = make_engine(
+            settings.database_url, settings.db_pool_size, database_limits(settings)
+        )
+    sessions = make_sessionmaker(engine)
+    key = settings.deal_key_bytes
+    move_store = MoveStore.open(engine)
+    broker = make_broker(engine)
+    game_options: dict[str, Any] = {}
+    if answer_json is not None:
+        game_options["answer_json"] = answer_json
+    games = Games(
+        sessions,
+        key,
+        max_moves=settings.max_moves_per_game,
+        idle_cap_ms=int(settings.idle_cap_seconds * 1000),
+        store=move_store,
+        publish=broker.publish,
+        **game_options,
+    )
+    solver = Solver(
+        sessions,
+        key,
+        games,
+        SolverPool(settings.solver_workers if solver_workers is None else solver_workers),
+        settings.hint_seconds,
+        settings.solver_judge_seconds,
+        judge_busy_share=settings.solver_judge_busy_share,
+    )
+    games.ended = solver.game_ended  # the one cycle: see the module's docstring
+    jobs = None
+    if settings.solver_jobs and engine.dialect.name == "postgresql":
+        from app.jobs import defer_judge, make_jobs
+
+        jobs = make_jobs(settings.database_url)
+        solver.judge_later = functools.partial(defer_judge, jobs)
+    rooms = Rooms(
+        sessions,
+        games,
+        RoomLimits(
+            countdown_s=settings.race_countdown_s,
+            max_members=settings.room_max_members,
+            rooms_per_player=settings.rooms_per_player,
+            idle_s=settings.room_idle_s,
+            forfeit_s=settings.race_forfeit_s,
+            event_retention_s=settings.event_retention_s,
+        ),
+        publish=broker.publish,
+    )
+    return Services(
+        settings=settings,
+        engine=engine,
+        sessions=sessions,
+        move_store=move_store,
+        broker=broker,
+        games=games,
+        players=Players(sessions),
+        accounts=Accounts(sessions),
+        solver=solver,
+        rooms=rooms,
+        feed=RoomFeed(rooms, broker),
+        deals=Deals(sessions, key),
+        progress=Progress(sessions),
+        leaderboards=Leaderboards(
+            sessions,
+            settings.leaderboard_min_games,
+            cache_seconds=settings.leaderboard_cache_seconds,
+        ),
+        history=History(sessions),
+        health=Health(sessions),
+        jobs=jobs,
+    )
+
+
+def for_serving(settings: Settings, *, answer_json: Any) -> Services:
+    """The web app's services, once the settings and the database's deal key allow serving
+    (:class:`StartRefused` says why not)."""
+    problems = refusals(settings)
+    if problems:
+        raise StartRefused(" ".join(problems))
+    engine = make_engine(settings.database_url, settings.db_pool_size, database_limits(settings))
+    problem = deal_key_problem(engine, settings)
+    if problem:
+        engine.dispose()
+        raise StartRefused(problem)
+    return build(settings, engine=engine, answer_json=answer_json)
+
+
+@contextmanager
+def opened(settings: Settings) -> Iterator[Services]:
+    """The services of an operator command or a job worker: one connection, one solver
+    process, no idempotent answers to write; closed on the way out."""
+    engine = make_engine(settings.database_url, pool_size=1)
+    services = build(settings, engine=engine, solver_workers=1)
+    try:
+        yield services
+    finally:
+        services.close()
+
+
+class StartRefused(RuntimeError):
+    """The settings or the database say this process must not serve (production only)."""
+
+
+def deal_key_problem(engine: Engine, settings: Settings) -> str | None:
+    """Why the deal key must not be used on this database (None: it may). In production a key
+    that differs from the one the database was first started with, or a database where this
+    cannot be checked, is refused; elsewhere a warning is logged and the app starts."""
+    production = settings.app_env == "production"
+    try:
+        found = check_deal_key(engine, settings.deal_key_bytes)
+    except Exception as exc:
+        problem = (
+            "Refusing to start in production: the DEAL_KEY cannot be checked against the "
+            f"database ({summary(exc)}). Is the database up and migrated (alembic upgrade head)?"
+        )
+        if production:
+            return problem
+        log.warning("DEAL_KEY not checked against the database: %s", summary(exc))
+        return None
+    if found is KeyCheck.RECORDED:
+        log.info("DEAL_KEY fingerprint recorded: this database's games are dealt with this key")
+    if found is not KeyCheck.DIFFERS:
+        return None
+    problem = (
+        "Refusing to start: DEAL_KEY is not the key this database was created with, so every "
+        "stored game and shared deal link would change its cards. Start with the DEAL_KEY kept "
+        "with this database's backup (docs/operating.md, Backup and restore)."
+    )
+    if production:
+        return problem
+    log.warning("%s (allowed outside production)", problem)
+    return None
+
+
+def preflight(settings: Settings) -> list[str]:
+    """Every reason this process must not start, settings and database together (empty: go)."""
+    problems = refusals(settings)
+    if problems:
+        return problems
+    engine = make_engine(settings.database_url, pool_size=1)
+    try:
+        problem = deal_key_problem(engine, settings)
+    finally:
+        engine.dispose()
+    return [problem] if problem else []

@@ -1,0 +1,1 @@
+"""What every request passes through: middleware, error answers, limits, logs, health."""
