@@ -154,7 +154,7 @@ def measure(deals: int, moves: int, seed: int) -> tuple[list[GameWeight], list[A
                 out.deals = deal
                 results.append(out)
             asset_rows = [(a, *transferred(client, a)) for a in assets]
-        app.state.engine.dispose()
+        app.state.services.engine.dispose()
     return results, asset_rows
 
 

@@ -80,8 +80,8 @@ def measure(rounds: int, warmup: int) -> dict[str, list[float]]:
                     assert answer.status_code == 401, answer.text
                     if i >= warmup:
                         times[kind].append(took * 1000)
-        app.state.engine.dispose()
-        app.state.move_store.close()
+        app.state.services.engine.dispose()
+        app.state.services.move_store.close()
     return times
 
 

@@ -35,8 +35,8 @@ def _production(**values: Any) -> Settings:
 
 
 def _closed(app: FastAPI) -> None:
-    app.state.engine.dispose()
-    app.state.move_store.close()
+    app.state.services.engine.dispose()
+    app.state.services.move_store.close()
 
 
 @pytest.fixture(scope="module")

@@ -34,7 +34,7 @@ def test_refused_moves_release_the_game_and_change_nothing(api: TestClient, app:
 
 
 def test_each_database_gets_its_own_way_of_moving(app: FastAPI, backend: str) -> None:
-    with app.state.move_store.transaction() as tx:
+    with app.state.services.move_store.transaction() as tx:
         expected = PostgresTransaction if backend == "postgres" else CoreTransaction
         assert isinstance(tx, expected)
 

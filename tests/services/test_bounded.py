@@ -61,7 +61,7 @@ def _play_long(games: Games, player: str, moves: int, seed: int) -> str:
 
 @pytest.fixture()
 def long_game(api: TestClient, app: FastAPI) -> str:
-    games: Games = app.state.games
+    games: Games = app.state.services.games
     me: str = api.player["id"]  # type: ignore[attr-defined]  # set by the api fixture
     game_id = _play_long(games, me, 3 * SNAPSHOT_EVERY + 20, seed=5)
     if games.get(game_id, me).record.status == "playing":
@@ -77,8 +77,8 @@ def _from_the_deal(games: Games, game_id: str, n: int) -> State:
 
 
 def test_snapshots_are_stored_every_64_moves_in_force(app: FastAPI, long_game: str) -> None:
-    games: Games = app.state.games
-    with app.state.sessions() as db:
+    games: Games = app.state.services.games
+    with app.state.services.sessions() as db:
         rows = db.execute(
             select(MoveRecord.seq, MoveRecord.snapshot)
             .where(MoveRecord.game_id == long_game, MoveRecord.snapshot.is_not(None))
@@ -94,7 +94,7 @@ def test_snapshots_are_stored_every_64_moves_in_force(app: FastAPI, long_game: s
 def test_any_replay_step_replays_fewer_than_64_moves(
     app: FastAPI, long_game: str, replayed: list[int]
 ) -> None:
-    games: Games = app.state.games
+    games: Games = app.state.services.games
     total = len(games.replay_view(long_game, None, owner(games, long_game)).moves)
     for n in [0, 1, 63, 64, 65, 127, 128, 129, total - 1, total]:
         replayed.clear()
@@ -110,7 +110,7 @@ def test_any_replay_step_replays_fewer_than_64_moves(
 def test_an_undo_replays_fewer_than_64_moves(
     api: TestClient, app: FastAPI, replayed: list[int]
 ) -> None:
-    games: Games = app.state.games
+    games: Games = app.state.services.games
     player = api.player["id"]  # type: ignore[attr-defined]
     rng = random.Random(9)
     game_id = _play_long(games, player, 2 * SNAPSHOT_EVERY + 10, seed=9)
@@ -132,7 +132,7 @@ def test_an_undo_replays_fewer_than_64_moves(
 
 
 def test_the_move_cap_ends_the_game_as_lost_and_says_so(api: TestClient, app: FastAPI) -> None:
-    games: Games = app.state.games
+    games: Games = app.state.services.games
     cap, games.max_moves = games.max_moves, 3
     try:
         game = start(api, "castles-end", 12)
@@ -154,11 +154,11 @@ def test_the_move_cap_ends_the_game_as_lost_and_says_so(api: TestClient, app: Fa
 
 
 def test_the_browser_is_told_plainly_about_the_move_cap(client: TestClient, app: FastAPI) -> None:
-    games: Games = app.state.games
+    games: Games = app.state.services.games
     cap, games.max_moves = games.max_moves, 1
     try:
         game_id = new_game(client, "castles-end", 13)
-        first = app.state.games.get(game_id, None).legal_moves[0]
+        first = app.state.services.games.get(game_id, None).legal_moves[0]
         answer = post(client, f"/games/{game_id}/moves", {"move": str(first), "version": "0"})
         assert answer.status_code == 200, answer.text
         assert "the most a game may have: the game is over and counts as lost" in answer.text

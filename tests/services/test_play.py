@@ -15,7 +15,7 @@ from tests.web.support import log_rows
 
 
 def _games(app: FastAPI) -> Games:
-    games: Games = app.state.games
+    games: Games = app.state.services.games
     return games
 
 

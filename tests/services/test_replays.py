@@ -44,12 +44,12 @@ def _play(api: TestClient) -> list[str]:
 
 def test_every_game_replays_to_its_stored_state(api: TestClient, app: FastAPI) -> None:
     played = _play(api)
-    everything = game_ids(app.state.games)
+    everything = game_ids(app.state.services.games)
     assert set(played) <= set(everything)
     for game_id in everything:
-        stored, replayed = app.state.games.replay(game_id)
+        stored, replayed = app.state.services.games.replay(game_id)
         assert stored == replayed, game_id
-        assert check_replay(app.state.games, game_id).ok
+        assert check_replay(app.state.services.games, game_id).ok
 
 
 def test_check_replays_command(
@@ -65,7 +65,7 @@ def test_check_replays_command(
     monkeypatch.setenv("APP_ENV", "test")
     assert main(["check-replays"]) == 0  # settings from the environment, like an operator
     summary = capsys.readouterr().out
-    total = len(game_ids(app.state.games))
+    total = len(game_ids(app.state.services.games))
     assert f"Checked {total} games: {total} ok, 0 mismatched." in summary
     # "=": a random id may start with "-", which argparse would take for an option.
     assert main(["check-replays", f"--game-id={played[0]}"], settings) == 0
@@ -75,7 +75,7 @@ def test_check_replays_command(
 
     # A stored state that the log does not explain is reported, and the command fails.
     victim = played[0]
-    with app.state.sessions.begin() as db:
+    with app.state.services.sessions.begin() as db:
         record = db.get(Game, victim)
         assert record is not None
         original = record.state
@@ -86,7 +86,7 @@ def test_check_replays_command(
         assert f"MISMATCH {victim}:" in out
         assert "Checked 1 game: 0 ok, 1 mismatched." in out
     finally:
-        with app.state.sessions.begin() as db:
+        with app.state.services.sessions.begin() as db:
             record = db.get(Game, victim)
             assert record is not None
             record.state = original

@@ -289,7 +289,7 @@ class HiddenCardGuard:
                     Game.id != record.id,
                 )
             )
-        day = self.app.state.games.today()
+        day = self.app.state.services.games.today()
         daily = daily_deal(record.game, day, settings.deal_key_bytes) == record.deal
         kinds = {"race"} if racing is not None else set()
         kinds |= {"rated"} if rated is not None else set()
@@ -334,7 +334,7 @@ class HiddenCardGuard:
     # -- helpers -----------------------------------------------------------------------------
 
     def _session(self) -> Any:
-        return self.app.state.sessions()
+        return self.app.state.services.sessions()
 
     def _state_at(self, game_id: str, version: int) -> tuple[Ruleset, State]:
         """The game's state right after action number ``version``, rebuilt from the log."""

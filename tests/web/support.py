@@ -130,7 +130,7 @@ def error_code(response: httpx.Response, status: int) -> str:
 
 def log_rows(app: FastAPI, game_id: str) -> list[tuple[int, str, str | None]]:
     """The stored move log: (seq, action, notation) in order."""
-    with app.state.sessions() as db:
+    with app.state.services.sessions() as db:
         rows = db.execute(
             select(MoveRecord.seq, MoveRecord.action, MoveRecord.notation)
             .where(MoveRecord.game_id == game_id)
@@ -141,7 +141,7 @@ def log_rows(app: FastAPI, game_id: str) -> list[tuple[int, str, str | None]]:
 
 def stored_game(app: FastAPI, game_id: str) -> tuple[int, str, str, int]:
     """The stored row's version, status, serialized state and move count."""
-    with app.state.sessions() as db:
+    with app.state.services.sessions() as db:
         record = db.get(Game, game_id)
         assert record is not None
         return record.version, record.status, record.state, record.moves
@@ -164,12 +164,12 @@ def pile_ids(html: str) -> set[str]:
 
 def stored_deal(app: FastAPI, game_id: str) -> int:
     """A game's deal number as the server stores it: the answers hide a sealed one."""
-    with app.state.sessions() as db:
+    with app.state.services.sessions() as db:
         record = db.get(Game, game_id)
         assert record is not None
         return int(record.deal)
 
 
 def solver_of(app: FastAPI) -> Solver:
-    solver: Solver = app.state.solver
+    solver: Solver = app.state.services.solver
     return solver

@@ -22,7 +22,7 @@ GHOST = re.compile(r"deleted-[0-9a-f]{8}")
 
 
 def _me(app: FastAPI, player_id: str) -> Player:
-    with app.state.sessions() as db:
+    with app.state.services.sessions() as db:
         player: Player | None = db.get(Player, player_id)
         assert player is not None
         return player
@@ -78,7 +78,7 @@ def test_deleting_through_the_api_leaves_no_personal_data(app: FastAPI, api: Tes
     finished = api.post("/api/games", json={"game": "corners", "deal": 4242}).json()
     api.post(f"/api/games/{finished['id']}/resign")
     room = api.post("/api/rooms", json={"game": "corners"}).json()["code"]
-    app.state.players.set_password(me["id"], "a good password")
+    app.state.services.players.set_password(me["id"], "a good password")
 
     assert api.request("DELETE", "/api/me").status_code == 401  # the password is needed
     wrong = api.request("DELETE", "/api/me", json={"password": "not it at all"})
@@ -91,7 +91,7 @@ def test_deleting_through_the_api_leaves_no_personal_data(app: FastAPI, api: Tes
     row = _me(app, me["id"])
     assert (row.name, row.name_key) == (ghost, ghost)
     assert row.password_hash is None and row.token_hash is None and row.deleted_at is not None
-    with app.state.sessions() as db:
+    with app.state.services.sessions() as db:
         events = db.scalars(select(Event.data).where(Event.room_code == room)).all()
     assert events and not any(me["name"] in e for e in events)
     assert api.get("/api/me/export").status_code == 401  # the token is gone
@@ -141,12 +141,12 @@ def test_operator_tools(app: FastAPI, api: TestClient, settings: Settings) -> No
     assert cli(["player", "ban", new, "--undo"], settings=settings) == 0
     assert api.post("/api/games", json={"game": "corners"}).status_code == 201
 
-    app.state.players.TOKEN_CACHE_SECONDS = 0.0
+    app.state.services.players.TOKEN_CACHE_SECONDS = 0.0
     try:
         assert cli(["player", "revoke", new], settings=settings) == 0
         assert api.get("/api/me/export").status_code == 401
     finally:
-        del app.state.players.TOKEN_CACHE_SECONDS
+        del app.state.services.players.TOKEN_CACHE_SECONDS
     assert cli(["player", "delete", new], settings=settings) == 0
     assert GHOST.fullmatch(_me(app, me["id"]).name)
     assert cli(["player", "ban", "nobody-here"], settings=settings) == 1
@@ -156,13 +156,13 @@ def test_a_banned_players_games_leave_the_leaderboard(app: FastAPI, api: TestCli
     from app.db.models import PlayerStats
 
     me = api.player  # type: ignore[attr-defined]
-    with app.state.sessions.begin() as db:
+    with app.state.services.sessions.begin() as db:
         db.add(PlayerStats(player_id=me["id"], game="all", played=50, won=50, wilson=0.999))
     assert me["name"] in api.get("/api/leaderboard").text
-    with app.state.sessions.begin() as db:
+    with app.state.services.sessions.begin() as db:
         player = db.get(Player, me["id"])
         assert player is not None
         player.banned_at = player.created_at
     assert me["name"] not in api.get("/api/leaderboard").text
-    with app.state.sessions.begin() as db:
+    with app.state.services.sessions.begin() as db:
         db.delete(db.get(PlayerStats, (me["id"], "all")))

@@ -60,12 +60,12 @@ def player_of(client: TestClient, game_id: str) -> dict[str, str]:
 
 
 def players_count(app: FastAPI) -> int:
-    with app.state.sessions() as db:
+    with app.state.services.sessions() as db:
         return int(db.scalar(select(func.count()).select_from(Player)) or 0)
 
 
 def games_count(app: FastAPI, player_id: str) -> int:
-    with app.state.sessions() as db:
+    with app.state.services.sessions() as db:
         query = select(func.count()).select_from(Game).where(Game.player_id == player_id)
         return int(db.scalar(query) or 0)
 
@@ -134,7 +134,7 @@ def test_password_and_sign_in_from_another_device(client: TestClient, app: FastA
     assert browser_post(client, "/account/name", {"name": name}).status_code == 303
     assert browser_post(client, "/account/password", {"password": "short"}).status_code == 422
     assert browser_post(client, "/account/password", {"password": PASSWORD}).status_code == 303
-    with app.state.sessions() as db:
+    with app.state.services.sessions() as db:
         row = db.get(Player, me["id"])
         assert row is not None and row.password_hash is not None
         stored = [str(v) for v in (row.name, row.name_key, row.password_hash, row.token_hash)]
@@ -186,7 +186,7 @@ def test_a_cookie_post_without_the_csrf_token_is_refused(client: TestClient, app
     assert games_count(app, me["id"]) == games_before
     assert snapshot(app, client, game_id) == board_before
     assert player_of(client, game_id) == me
-    with app.state.sessions() as db:
+    with app.state.services.sessions() as db:
         row = db.get(Player, me["id"])
         assert row is not None and row.password_hash is None
 

@@ -24,7 +24,7 @@ def _rated_games(client: TestClient, n: int) -> list[str]:
 
 
 def _win(app: FastAPI, game_id: str, moves: int) -> None:
-    with app.state.sessions.begin() as db:
+    with app.state.services.sessions.begin() as db:
         db.execute(update(Game).where(Game.id == game_id).values(status="won", moves=moves))
 
 

@@ -62,7 +62,7 @@ def test_a_followed_hint_continues_the_kept_line_without_a_search(
     game = start(api, "castles-end", WON_DEAL)
     first = api.get(f"/api/games/{game['id']}/hint").json()
     assert first["outcome"] == "winnable" and first["move"]
-    with app.state.sessions() as db:
+    with app.state.services.sessions() as db:
         kept = db.get(GameCoach, game["id"])
         assert kept is not None and kept.line and kept.line.split()[0] == notation(first["move"])
 
@@ -96,7 +96,7 @@ def test_analysis_names_the_slip_and_try_again_starts_just_before_it(
     better = Move.parse(notation(found["slip"]["better"]))
     assert better in rules.legal_moves(before)
     assert solve(rules.apply(before, better), Budget(nodes=200_000)).outcome is Outcome.WINNABLE
-    with app.state.sessions() as db:  # stored with the game
+    with app.state.services.sessions() as db:  # stored with the game
         kept = db.get(GameCoach, game["id"])
         assert kept is not None and kept.analysis is not None
     assert api.get(f"/api/games/{game['id']}/analysis").json() == found
@@ -156,7 +156,7 @@ def test_the_finished_board_shows_the_analysis_and_tries_again(
 
 
 def test_winnable_draws_skip_the_deals_the_caller_has_played(api: TestClient, app: FastAPI) -> None:
-    with app.state.sessions.begin() as db:  # a pool of exactly two deals
+    with app.state.services.sessions.begin() as db:  # a pool of exactly two deals
         db.execute(delete(DealVerdict).where(DealVerdict.game == "castles-end"))
     solver = solver_of(app)
     assert solver.certify("castles-end", 2) == 2
@@ -182,7 +182,7 @@ def test_certify_always_ends_at_its_deal_or_time_limit(
     app: FastAPI, settings: Settings, capsys: pytest.CaptureFixture[str]
 ) -> None:
     solver = solver_of(app)
-    with app.state.sessions.begin() as db:
+    with app.state.services.sessions.begin() as db:
         db.execute(delete(DealVerdict).where(DealVerdict.game == "quadruple-interchange"))
     assert solver.certify("quadruple-interchange", 5, nodes=200, max_deals=2) == 0
     assert solver.next_candidate("quadruple-interchange") == 1  # nothing certified
@@ -209,7 +209,7 @@ def test_certify_always_ends_at_its_deal_or_time_limit(
     assert "short of 3" in out and "the pool is empty" in out
     refused = solver.start_winnable
     with pytest.raises(Exception, match="rarely decides a Quadruple Interchange deal"):
-        refused(app.state.players.create_api_player(None)[0].id, "quadruple-interchange")
+        refused(app.state.services.players.create_api_player(None)[0].id, "quadruple-interchange")
 
 
 def test_a_busy_solver_still_gives_a_hidden_card_hint(

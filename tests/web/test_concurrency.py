@@ -61,7 +61,7 @@ def test_two_moves_against_one_version(
 ) -> None:
     game = start(api, "quadrangle", 1)
     url = f"/api/games/{game['id']}/moves"
-    _hold_at_the_lock(monkeypatch, app.state.games, 2)
+    _hold_at_the_lock(monkeypatch, app.state.services.games, 2)
     responses = _in_parallel(
         app,
         guard,
@@ -90,7 +90,7 @@ def test_ten_retries_with_one_idempotency_key(
     url = f"/api/games/{game['id']}/moves"
     key = {"Idempotency-Key": f"retry-{uuid.uuid4()}"}
     body = {"from": "r5", "to": "f1", "count": 1, "version": 0}
-    _hold_at_the_lock(monkeypatch, app.state.games, 10)
+    _hold_at_the_lock(monkeypatch, app.state.services.games, 10)
     responses = _in_parallel(
         app,
         guard,

@@ -174,7 +174,7 @@ def test_a_move_that_lost_its_connection_before_commit_is_retried_once(
     api: TestClient, app: FastAPI, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     game = start(api, "corners", 3)
-    with _faulty_transactions(app.state.games, monkeypatch, _lock_fails(1)) as attempts:
+    with _faulty_transactions(app.state.services.games, monkeypatch, _lock_fails(1)) as attempts:
         response = move(api, game["id"], _first_legal(game), 0)
     assert response.status_code == 200, response.text
     assert attempts == [1, 2]
@@ -187,7 +187,7 @@ def test_a_move_is_retried_only_once(
 ) -> None:
     game = start(api, "corners", 4)
     before = snapshot(app, api, game["id"])
-    with _faulty_transactions(app.state.games, monkeypatch, _lock_fails(5)) as attempts:
+    with _faulty_transactions(app.state.services.games, monkeypatch, _lock_fails(5)) as attempts:
         response = move(api, game["id"], _first_legal(game), 0)
     _unavailable(response)
     assert attempts == [1, 2]
@@ -217,7 +217,7 @@ def test_unknown_outcome_is_503_and_the_idempotent_retry_settles_it(
     notation = _first_legal(game)
     key = {"Idempotency-Key": f"retry-{committed}"}
     fault = _commit_answer_lost(committed=committed)
-    with _faulty_transactions(app.state.games, monkeypatch, fault) as attempts:
+    with _faulty_transactions(app.state.services.games, monkeypatch, fault) as attempts:
         first = move(api, game["id"], notation, 0, key)
         _unavailable(first)
         assert attempts == [1]  # an unknown outcome is not retried by the server
@@ -234,7 +234,7 @@ def test_unknown_outcome_is_503_and_the_idempotent_retry_settles_it(
 def _terminate(app: FastAPI, pids: list[int] | None = None) -> None:
     """Terminate the app's backends (all of this database's but ours, or ``pids``) and wait
     until they are gone: what a restart of PostgreSQL leaves in the pools."""
-    admin = create_engine(make_url(str(app.state.engine.url)), isolation_level="AUTOCOMMIT")
+    admin = create_engine(make_url(str(app.state.services.engine.url)), isolation_level="AUTOCOMMIT")
     try:
         with admin.connect() as conn:
             where = "datname = current_database() AND pid <> pg_backend_pid()"
@@ -286,7 +286,7 @@ def test_a_connection_killed_mid_move_is_retried_on_a_new_one(
         if attempt == 1:  # after the checkout's check, before the locking SELECT
             _terminate(app, [tx.driver.info.backend_pid])
 
-    with _faulty_transactions(app.state.games, monkeypatch, kill) as attempts:
+    with _faulty_transactions(app.state.services.games, monkeypatch, kill) as attempts:
         response = move(api, game["id"], _first_legal(game), 0)
     assert response.status_code == 200, response.text
     assert attempts == [1, 2]
@@ -329,7 +329,7 @@ def test_a_row_lock_held_elsewhere_times_out_as_503(
         pytest.skip("SQLite's write lock is covered by its busy timeout")
     game = start(api, "corners", 8)
     before = snapshot(app, api, game["id"])
-    holder = create_engine(app.state.engine.url)
+    holder = create_engine(app.state.services.engine.url)
     try:
         with holder.connect() as conn, conn.begin():
             conn.execute(text("SELECT 1 FROM game WHERE id = :id FOR UPDATE"), {"id": game["id"]})
@@ -349,8 +349,8 @@ def test_postgres_connections_carry_the_timeouts(backend: str, app: FastAPI) -> 
     settings: Settings = app.state.settings
     moves = settings.db_move_lock_timeout_ms
     for engine, lock_ms in (
-        (app.state.engine, settings.db_lock_timeout_ms),
-        (app.state.move_store.engine, moves),
+        (app.state.services.engine, settings.db_lock_timeout_ms),
+        (app.state.services.move_store.engine, moves),
     ):
         with engine.connect() as conn:
             setting = "SELECT setting FROM pg_settings WHERE name = :name"  # in ms
@@ -384,7 +384,7 @@ def test_a_background_leaderboard_refresh_without_the_database_logs_one_line(
 
     from app.services.leaderboard import Period
 
-    boards = app.state.leaderboards
+    boards = app.state.services.leaderboards
 
     def refused(*_: Any) -> Any:
         raise OperationalError("SELECT …", {}, Exception("connection refused"))

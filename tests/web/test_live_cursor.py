@@ -51,7 +51,7 @@ def test_the_largest_event_id_reads_cleanly_on_both_databases(
     api: TestClient, app: FastAPI
 ) -> None:
     code = _room(api)
-    rooms = app.state.rooms
+    rooms = app.state.services.rooms
     assert rooms.events_after(code, EVENT_ID_MAX) == []
     assert [row.kind for row in rooms.events_after(code, 0)] == ["room"]
 

@@ -48,14 +48,14 @@ def api_made_up(app: FastAPI) -> Iterator[TestClient]:
         yield c
     while MADE_UP:
         game_id = MADE_UP.pop()
-        with app.state.sessions.begin() as db:
+        with app.state.services.sessions.begin() as db:
             db.execute(delete(MoveRecord).where(MoveRecord.game_id == game_id))
             db.execute(delete(Game).where(Game.id == game_id))
 
 
 def set_state(app: FastAPI, game_id: str, state: Any) -> None:
     MADE_UP.append(game_id)
-    with app.state.sessions.begin() as db:
+    with app.state.services.sessions.begin() as db:
         db.execute(update(Game).where(Game.id == game_id).values(state=dumps(state)))
 
 
@@ -203,7 +203,7 @@ def test_the_finish_button_plays_every_card_up(app: FastAPI) -> None:
         assert again.status_code == 409 and "Not every card left can go up" in again.text
     while MADE_UP:
         made_up = MADE_UP.pop()
-        with app.state.sessions.begin() as db:
+        with app.state.services.sessions.begin() as db:
             db.execute(delete(MoveRecord).where(MoveRecord.game_id == made_up))
             db.execute(
                 update(DealStats)

@@ -22,8 +22,8 @@ CODE_IN_URL = re.compile(r"/rooms/([A-Z0-9]{6})$")
 
 @pytest.fixture()
 def rooms(app: FastAPI, monkeypatch: pytest.MonkeyPatch) -> Any:
-    monkeypatch.setattr(app.state.rooms, "limits", Limits(countdown_s=0))
-    return app.state.rooms
+    monkeypatch.setattr(app.state.services.rooms, "limits", Limits(countdown_s=0))
+    return app.state.services.rooms
 
 
 @contextmanager

@@ -28,9 +28,9 @@ DEAL = 5_123_456_789_012_348  # Corners: a card can go up at once
 @pytest.fixture()
 def rooms(app: FastAPI, monkeypatch: pytest.MonkeyPatch) -> Any:
     """The rooms service with no countdown and a known deal; tests change limits as needed."""
-    service = app.state.rooms
+    service = app.state.services.rooms
     monkeypatch.setattr(service, "limits", Limits(countdown_s=0))
-    monkeypatch.setattr(app.state.games, "draw_deal", lambda: DEAL)
+    monkeypatch.setattr(app.state.services.games, "draw_deal", lambda: DEAL)
     return service
 
 
@@ -59,7 +59,7 @@ def named(api: TestClient) -> tuple[str, dict[str, str]]:
 
 
 def events(app: FastAPI, code: str) -> list[tuple[str, dict[str, Any]]]:
-    with app.state.sessions() as db:
+    with app.state.services.sessions() as db:
         rows = db.execute(
             select(Event.kind, Event.data).where(Event.room_code == code).order_by(Event.id)
         ).all()
@@ -202,7 +202,7 @@ def test_start_countdown_and_same_deal(
     assert error_code(api.post(f"/api/rooms/{code}/start"), 409) == "race_running"
 
     # The countdown ends: moves count.
-    with app.state.sessions.begin() as db:
+    with app.state.services.sessions.begin() as db:
         db.query(Game).filter(Game.race_id.is_not(None), Game.deal == DEAL).filter(
             Game.id.in_([mine, theirs])
         ).update({Game.not_before: now() - timedelta(seconds=1)})
@@ -231,10 +231,10 @@ def test_racers_get_no_hints(api: TestClient, rooms: Any, app: FastAPI) -> None:
     assert error_code(refused, 409) == "hints_off_in_races"
     assert "Hints are off in races" in refused.json()["error"]["message"]
     assert api.get(f"/api/games/{mine}").json() == before  # nothing counted, nothing changed
-    assert app.state.solver.hints_used(mine) == 0
+    assert app.state.services.solver.hints_used(mine) == 0
     # Outside the race, the same player's games still get hints (the route, not the player).
     solo = api.post("/api/games", json={"game": "castles-end"}).json()["id"]
-    assert app.state.solver.hint_position(solo, api.player["id"])[1] == 0  # type: ignore[attr-defined]
+    assert app.state.services.solver.hint_position(solo, api.player["id"])[1] == 0  # type: ignore[attr-defined]
 
 
 def test_forfeit_standings_and_rematch(api: TestClient, rooms: Any, app: FastAPI) -> None:
@@ -328,12 +328,12 @@ def test_the_sweep_deletes_events_past_their_retention_in_bounded_batches(
     # Later than any clock the other tests of this database pretend (event ids follow time).
     day_later = now() + timedelta(days=3)
     fresh = create(api, headers=new_player(api))["code"]
-    with app.state.sessions.begin() as db:  # the fresh room's event is written a day later
+    with app.state.services.sessions.begin() as db:  # the fresh room's event is written a day later
         db.execute(update(Event).where(Event.room_code == fresh).values(created_at=day_later))
     cutoff = day_later - timedelta(seconds=rooms.limits.event_retention_s)
 
     def ids() -> list[int]:  # every event of the database (other tests' rooms too)
-        with app.state.sessions() as db:
+        with app.state.services.sessions() as db:
             return list(db.scalars(select(Event.id).order_by(Event.id)))
 
     before = ids()

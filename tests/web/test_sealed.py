@@ -47,7 +47,7 @@ def scout(app: FastAPI, guard: HiddenCardGuard) -> Iterator[TestClient]:
 
 
 def players(app: FastAPI) -> int:
-    with app.state.sessions() as db:
+    with app.state.services.sessions() as db:
         return int(db.scalar(select(func.count()).select_from(Player)) or 0)
 
 
@@ -131,8 +131,8 @@ DEAL = 6_202_511_250_000_017
 @pytest.fixture()
 def race(app: FastAPI, api: TestClient, monkeypatch: pytest.MonkeyPatch) -> dict[str, Any]:
     """A Corners race of two racers on a known deal; the spectator is a third account."""
-    monkeypatch.setattr(app.state.rooms, "limits", Limits(countdown_s=0))
-    monkeypatch.setattr(app.state.games, "draw_deal", lambda: DEAL)
+    monkeypatch.setattr(app.state.services.rooms, "limits", Limits(countdown_s=0))
+    monkeypatch.setattr(app.state.services.games, "draw_deal", lambda: DEAL)
     names = [f"r{secrets.token_hex(5)}" for _ in range(2)]
     host, guest = (new_player(api, n) for n in names)
     watcher = new_player(api)
@@ -216,7 +216,7 @@ def test_a_cookieless_watch_page_makes_no_player(
 def test_the_deal_of_the_day_is_sealed_until_the_day_ends(
     app: FastAPI, api: TestClient, scout: TestClient, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    games, deals = app.state.games, app.state.deals
+    games, deals = app.state.services.games, app.state.services.deals
     today = games.today()
     number = daily.daily_deal("corners", today, app.state.settings.deal_key_bytes)
     scout_a, scout_b = new_player(api), new_player(api)

@@ -49,12 +49,12 @@ FOREIGN = "https://attacker.example"
 
 
 def players_count(app: FastAPI) -> int:
-    with app.state.sessions() as db:
+    with app.state.services.sessions() as db:
         return int(db.scalar(select(func.count()).select_from(Player)) or 0)
 
 
 def games_count(app: FastAPI) -> int:
-    with app.state.sessions() as db:
+    with app.state.services.sessions() as db:
         return int(db.scalar(select(func.count()).select_from(Game)) or 0)
 
 
@@ -258,7 +258,7 @@ def test_a_password_change_revokes_every_other_session(
         assert old.status_code == 401
         new = browser_post(phone, "/signin", {"name": name, "password": "a brand new secret"})
         assert new.status_code == 303 and account_name(phone) == name
-    with app.state.sessions() as db:
+    with app.state.services.sessions() as db:
         row = db.get(Player, player_id)
         assert row is not None and row.session_version == 2  # set once, changed once
 
@@ -270,11 +270,11 @@ def test_a_revocation_by_another_process_is_seen_within_the_cache_time(
     most SESSION_CACHE_SECONDS (here: none)."""
     player_id, name = with_password(client)
     assert account_name(client) == name
-    with app.state.sessions.begin() as db:
+    with app.state.services.sessions.begin() as db:
         row = db.get(Player, player_id)
         assert row is not None
         row.session_version += 1
-    monkeypatch.setattr(app.state.players, "SESSION_CACHE_SECONDS", 0.0)
+    monkeypatch.setattr(app.state.services.players, "SESSION_CACHE_SECONDS", 0.0)
     assert account_name(client) is None
 
 
@@ -311,8 +311,8 @@ def test_cookies_are_secure_by_default_in_production() -> None:
             )
             assert "secure" in [a.strip().lower() for a in prefs.split(";")]
     finally:
-        app.state.engine.dispose()
-        app.state.move_store.close()
+        app.state.services.engine.dispose()
+        app.state.services.move_store.close()
 
 
 @pytest.mark.parametrize(
@@ -390,7 +390,7 @@ def test_random_names_never_run_out(app: FastAPI, monkeypatch: pytest.MonkeyPatc
     longer instead of failing (they stay valid names)."""
     monkeypatch.setattr(f"{players_module.__name__}.secrets.choice", lambda seq: seq[0])
     monkeypatch.setattr(f"{players_module.__name__}.secrets.randbelow", lambda n: n - 1)
-    names = [app.state.players.create_anonymous().name for _ in range(8)]
+    names = [app.state.services.players.create_anonymous().name for _ in range(8)]
     monkeypatch.undo()
     assert len(set(names)) == 8
     assert [len(n) for n in names] == sorted(len(n) for n in names)
@@ -519,7 +519,7 @@ def test_three_concurrent_undos_take_back_one_move(
     assert move(api, game["id"], "t8-t10", 1).json()["can_undo"]  # two undoable moves
     version = 2
     url = f"/api/games/{game['id']}/undo"
-    _hold_at_the_lock(monkeypatch, app.state.games, 3)
+    _hold_at_the_lock(monkeypatch, app.state.services.games, 3)
     responses = _in_parallel(
         app,
         guard,
@@ -673,8 +673,8 @@ def close_apps() -> Iterator[list[FastAPI]]:
     yield apps
     for app in apps:
         app.state.limits.clear()
-        app.state.engine.dispose()
-        app.state.move_store.close()
+        app.state.services.engine.dispose()
+        app.state.services.move_store.close()
 
 
 def _retry_after(response: Any) -> int:

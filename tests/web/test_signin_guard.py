@@ -43,8 +43,8 @@ def close_apps() -> Iterator[list[FastAPI]]:
     yield apps
     for app in apps:
         app.state.limits.clear()
-        app.state.engine.dispose()
-        app.state.move_store.close()
+        app.state.services.engine.dispose()
+        app.state.services.move_store.close()
 
 
 @pytest.fixture(autouse=True)

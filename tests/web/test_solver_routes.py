@@ -130,7 +130,7 @@ def test_winnable_games_come_from_the_certified_pool(api: TestClient, app: FastA
     assert error_code(refused, 409) == "no_certified_deals"
     assert solver_of(app).certify("castles-end", 1) >= 1
     pool = set()
-    with app.state.sessions() as db:
+    with app.state.services.sessions() as db:
         from sqlalchemy import select
 
         from app.db.models import DealVerdict
@@ -163,7 +163,7 @@ def test_the_home_page_offers_a_winnable_deal_once_its_pool_holds_one(
 
     from app.db.models import DealVerdict, Game
 
-    with app.state.sessions.begin() as db:  # no pool yet (other tests share the database)
+    with app.state.services.sessions.begin() as db:  # no pool yet (other tests share the database)
         db.execute(delete(DealVerdict))
     solver_of(app)._pools = None
     assert not any(_winnable_button(client.get("/").text, slug) for slug in GAME_SLUGS)
@@ -177,7 +177,7 @@ def test_the_home_page_offers_a_winnable_deal_once_its_pool_holds_one(
     started = post(client, "/games", {"game": "castles-end", "winnable": "1"}, htmx=False)
     assert started.status_code == 303, started.text
     game_id = started.headers["location"].rsplit("/", 1)[1]
-    with app.state.sessions() as db:
+    with app.state.services.sessions() as db:
         game = db.get(Game, game_id)
         assert game is not None and not game.rated
         verdict = db.get(DealVerdict, ("castles-end", game.deal))
@@ -309,7 +309,7 @@ def _decided_castles_end_deal(key: bytes, first: int) -> tuple[int, Outcome]:
 def _forget_verdict(app: FastAPI, slug: str, number: int) -> None:
     from app.db.models import DealVerdict
 
-    with app.state.sessions.begin() as db:
+    with app.state.services.sessions.begin() as db:
         row = db.get(DealVerdict, (slug, number))
         if row is not None:
             db.delete(row)

@@ -197,11 +197,11 @@ def own_app(backend: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[
 
 @pytest.fixture()
 def own(own_app: FastAPI, monkeypatch: pytest.MonkeyPatch) -> Iterator[Own]:
-    sessions = own_app.state.sessions
+    sessions = own_app.state.services.sessions
     empty(sessions)
     clock = Clock(at=datetime.now(UTC))
     monkeypatch.setattr(games_module, "now", clock)
-    env = Env(sessions, own_app.state.games, clock, str(own_app.state.settings.database_url))
+    env = Env(sessions, own_app.state.services.games, clock, str(own_app.state.settings.database_url))
     guard = HiddenCardGuard(own_app)
     with TestClient(own_app, base_url="http://testserver") as c:
         c.event_hooks["response"].append(guard.check)
