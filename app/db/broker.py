@@ -250,7 +250,6 @@ class PostgresBroker(InProcessBroker):
             engine.url, pool_size=2, max_overflow=2, isolation_level="AUTOCOMMIT"
         )
         self.dsn = engine.url.set(drivername="postgresql").render_as_string(hide_password=False)
-        self.listener_pid: int | None = None
         # The dispatcher reads the events on a connection of its own, without a thread: the
         # app's few threads are for requests (README, THREADPOOL_SIZE).
         self._reader: psycopg.AsyncConnection[Any] | None = None
@@ -352,7 +351,6 @@ class PostgresBroker(InProcessBroker):
                     if self._need_last_id:
                         self.last_id = await asyncio.to_thread(last_event_id, self.engine)
                         self._need_last_id = False
-                    self.listener_pid = conn.info.backend_pid
                     self.listening.set()
                     if not first:
                         # Notifications sent while we were away are lost: read the rows.

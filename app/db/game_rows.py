@@ -180,10 +180,6 @@ class LockedGame:
     player_name: str
     first: FirstAnswer | None  # an earlier request with the same key
 
-    @property
-    def first_response(self) -> str | None:
-        return None if self.first is None else self.first.response
-
 
 def game_values(row: GameRow) -> dict[str, Any]:
     """The parameters of :data:`UPDATE_GAME` for this row."""

@@ -5,11 +5,14 @@ from __future__ import annotations
 import hashlib
 import re
 import secrets
+import threading
 import time
 import unicodedata
+from collections.abc import Callable
 from datetime import UTC, datetime
 
 from argon2 import PasswordHasher
+from cachetools import LRUCache, TTLCache
 from argon2.exceptions import InvalidHashError, VerifyMismatchError
 from sqlalchemy import select, update
 from sqlalchemy.exc import IntegrityError
@@ -168,20 +171,26 @@ class Players:
     # a player found once stays known; remembering it saves a database round trip on every API
     # call and every page. A token's owner is remembered for TOKEN_CACHE_SECONDS: a token that
     # an account deletion or an operator revoked stops working everywhere within that time.
-    _CACHE_LIMIT = 100_000
+    # A session version (and the preferences read with it) for SESSION_CACHE_SECONDS: this
+    # process's own bumps update it at once, another process's are seen within that time.
+    CACHE_LIMIT = 100_000
     SESSION_CACHE_SECONDS = 2.0
     TOKEN_CACHE_SECONDS = 30.0
 
-    def __init__(self, sessions: sessionmaker[Session]) -> None:
+    def __init__(
+        self, sessions: sessionmaker[Session], clock: Callable[[], float] = time.monotonic
+    ) -> None:
         self.sessions = sessions
-        self._token_owner: dict[str, tuple[str, float]] = {}
-        self._known: set[str] = set()
-        # player id → (session version, when it was read): a browser request skips the
-        # database while its entry is fresh. This process's own bumps update it at once; a
-        # bump made by another process is seen here within SESSION_CACHE_SECONDS.
-        self._session_versions: dict[str, tuple[int, float]] = {}
-        # player id → preferences, read with the session version (same freshness).
-        self._prefs: dict[str, str | None] = {}
+        # Request threads share these: cachetools' caches are not thread-safe on their own.
+        self._lock = threading.Lock()
+        self._token_owner: TTLCache[str, str] = TTLCache(
+            self.CACHE_LIMIT, self.TOKEN_CACHE_SECONDS, timer=clock
+        )
+        self._known: LRUCache[str, bool] = LRUCache(self.CACHE_LIMIT)
+        self._session_versions: TTLCache[str, int] = TTLCache(
+            self.CACHE_LIMIT, self.SESSION_CACHE_SECONDS, timer=clock
+        )
+        self._prefs: LRUCache[str, str | None] = LRUCache(self.CACHE_LIMIT)
 
     def create_anonymous(self) -> Player:
         with self.sessions.begin() as db:
@@ -193,16 +202,10 @@ class Players:
             assert token is not None
             return player, token
 
-    def known(self, player_id: str) -> bool:
-        """Whether the player is known to exist without asking the database."""
-        return player_id in self._known
-
     def cached_session_version(self, player_id: str) -> int | None:
         """The session version read less than ``SESSION_CACHE_SECONDS`` ago, if any."""
-        found = self._session_versions.get(player_id)
-        if found is None or time.monotonic() - found[1] > self.SESSION_CACHE_SECONDS:
-            return None
-        return found[0]
+        with self._lock:
+            return self._session_versions.get(player_id)
 
     def session_version(self, player_id: str) -> int | None:
         """The player's current session version; None when there is no such player. The
@@ -213,26 +216,27 @@ class Players:
             ).first()
         if row is None:
             return None
-        self._prefs[player_id] = row.prefs
+        with self._lock:
+            self._prefs[player_id] = row.prefs
         self._remember_version(player_id, int(row.session_version))
         return int(row.session_version)
 
     def _remember_version(self, player_id: str, version: int) -> None:
-        if len(self._session_versions) >= self._CACHE_LIMIT:
-            self._session_versions.clear()
-            self._prefs.clear()
-        self._session_versions[player_id] = (version, time.monotonic())
+        with self._lock:
+            self._session_versions[player_id] = version
 
     def cached_prefs(self, player_id: str) -> str | None:
         """The preferences stored on the account as last read with its session version (None:
         none saved, or not read yet)."""
-        return self._prefs.get(player_id)
+        with self._lock:
+            return self._prefs.get(player_id)
 
     def save_prefs(self, player_id: str, prefs: str) -> None:
         """Stores the preferences on the account (they follow it to every device)."""
         with self.sessions.begin() as db:
             db.execute(update(Player).where(Player.id == player_id).values(prefs=prefs[:200]))
-        self._prefs[player_id] = prefs[:200]
+        with self._lock:
+            self._prefs[player_id] = prefs[:200]
 
     def revoke_sessions(self, player_id: str) -> int:
         """Bumps the session version: every browser session of the player stops working."""
@@ -244,27 +248,26 @@ class Players:
         return version
 
     def cached_token_owner(self, token: str) -> str | None:
-        found = self._token_owner.get(hash_token(token))
-        if found is None or time.monotonic() - found[1] > self.TOKEN_CACHE_SECONDS:
-            return None
-        return found[0]
+        with self._lock:
+            return self._token_owner.get(hash_token(token))
 
     def forget(self, player_id: str) -> None:
         """Drops what this process remembers of the player's token and sessions (at once here;
         other processes within TOKEN_CACHE_SECONDS and SESSION_CACHE_SECONDS)."""
-        for digest in [d for d, (owner, _) in self._token_owner.items() if owner == player_id]:
-            del self._token_owner[digest]
-        self._session_versions.pop(player_id, None)
+        with self._lock:
+            for digest in [d for d, owner in self._token_owner.items() if owner == player_id]:
+                del self._token_owner[digest]
+            self._session_versions.pop(player_id, None)
 
     def exists(self, player_id: str) -> bool:
-        if player_id in self._known:
-            return True
+        with self._lock:
+            if player_id in self._known:
+                return True
         with self.sessions() as db:
             found = db.scalar(select(Player.id).where(Player.id == player_id)) is not None
         if found:
-            if len(self._known) >= self._CACHE_LIMIT:
-                self._known.clear()
-            self._known.add(player_id)
+            with self._lock:
+                self._known[player_id] = True
         return found
 
     def get(self, player_id: str) -> Player | None:
@@ -279,9 +282,8 @@ class Players:
         with self.sessions() as db:
             owner = db.scalar(select(Player.id).where(Player.token_hash == digest))
         if owner is not None:
-            if len(self._token_owner) >= self._CACHE_LIMIT:
-                self._token_owner.clear()
-            self._token_owner[digest] = (owner, time.monotonic())
+            with self._lock:
+                self._token_owner[digest] = owner
         return owner
 
     def rename(self, player_id: str, name: str) -> Player:

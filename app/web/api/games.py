@@ -105,7 +105,6 @@ REPLAYED = {
     }
 }
 # A game state answer, and the refusals of routes that read or change one game.
-READ = errors_of(403, 404)
 CHANGE = errors_of(401, 403, 404, 409, 429)
 
 

@@ -101,10 +101,6 @@ def errors_of(*statuses: int) -> dict[int | str, dict[str, Any]]:
     }
 
 
-def error_body(exc: ServiceError) -> dict[str, Any]:
-    return {"error": {"code": exc.code, "message": exc.message, **exc.details}}
-
-
 # -- players --------------------------------------------------------------------------------
 
 

@@ -1,0 +1,87 @@
+"""The players' in-process caches (cachetools): what each remembers, for how long, and what
+forgetting drops. Time is a clock the test moves, never a sleep."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from app.db.session import make_engine, make_sessionmaker
+from app.services.players import Players
+from tests.databases import migrate, sqlite_url
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+@pytest.fixture
+def clock() -> Clock:
+    return Clock()
+
+
+@pytest.fixture
+def players(tmp_path: Path, clock: Clock) -> Iterator[Players]:
+    url = sqlite_url(tmp_path, "players")
+    migrate(url)
+    engine = make_engine(url, pool_size=1)
+    try:
+        yield Players(make_sessionmaker(engine), clock=clock)
+    finally:
+        engine.dispose()
+
+
+def test_a_token_owner_is_remembered_for_its_time_then_asked_again(
+    players: Players, clock: Clock
+) -> None:
+    player, token = players.create_api_player("carol")
+    assert players.cached_token_owner(token) is None  # never read yet
+    assert players.id_for_token(token) == player.id
+    assert players.cached_token_owner(token) == player.id
+    clock.now += Players.TOKEN_CACHE_SECONDS + 0.1
+    assert players.cached_token_owner(token) is None
+    assert players.id_for_token(token) == player.id  # read again from the database
+
+
+def test_a_session_version_is_fresh_for_its_time_and_a_bump_here_is_seen_at_once(
+    players: Players, clock: Clock
+) -> None:
+    player = players.create_anonymous()
+    assert players.session_version(player.id) == player.session_version
+    assert players.cached_session_version(player.id) == player.session_version
+    bumped = players.revoke_sessions(player.id)
+    assert players.cached_session_version(player.id) == bumped
+    clock.now += Players.SESSION_CACHE_SECONDS + 0.1
+    assert players.cached_session_version(player.id) is None
+
+
+def test_forgetting_a_player_drops_their_token_and_session_at_once(players: Players) -> None:
+    player, token = players.create_api_player("dave")
+    other, other_token = players.create_api_player("erin")
+    players.id_for_token(token)
+    players.id_for_token(other_token)
+    players.session_version(player.id)
+    players.forget(player.id)
+    assert players.cached_token_owner(token) is None
+    assert players.cached_session_version(player.id) is None
+    assert players.cached_token_owner(other_token) == other.id  # nobody else's
+
+
+def test_a_player_found_once_stays_known_without_the_database(players: Players) -> None:
+    player = players.create_anonymous()
+    assert players.exists(player.id)
+    players.sessions = None  # type: ignore[assignment]  # any database read would fail now
+    assert players.exists(player.id)
+
+
+def test_preferences_saved_here_are_read_back_without_the_database(players: Players) -> None:
+    player = players.create_anonymous()
+    assert players.cached_prefs(player.id) is None
+    players.save_prefs(player.id, "theme=dark")
+    assert players.cached_prefs(player.id) == "theme=dark"
