@@ -12,8 +12,8 @@ from collections.abc import Callable
 from datetime import UTC, datetime
 
 from argon2 import PasswordHasher
-from cachetools import LRUCache, TTLCache
 from argon2.exceptions import InvalidHashError, VerifyMismatchError
+from cachetools import LRUCache, TTLCache
 from sqlalchemy import select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session, sessionmaker

@@ -61,8 +61,8 @@ def down_app(backend: str, tmp_path: Path) -> Iterator[FastAPI]:
         Settings(app_env="test", database_url=_unreachable_url(backend, tmp_path))
     )
     yield application
-    application.state.engine.dispose()
-    application.state.move_store.close()
+    application.state.services.engine.dispose()
+    application.state.services.move_store.close()
 
 
 def test_unreachable_database_answers_503_everywhere(
@@ -115,8 +115,8 @@ def test_the_room_sweeper_logs_one_line_while_the_database_is_away(
             while time.monotonic() < deadline and len(_sweep_lines(caplog)) < 2:
                 time.sleep(0.05)
     finally:
-        application.state.engine.dispose()
-        application.state.move_store.close()
+        application.state.services.engine.dispose()
+        application.state.services.move_store.close()
     lines = _sweep_lines(caplog)
     assert len(lines) >= 2
     assert all(r.exc_info is None and "\n" not in r.getMessage() for r in lines)
@@ -234,7 +234,9 @@ def test_unknown_outcome_is_503_and_the_idempotent_retry_settles_it(
 def _terminate(app: FastAPI, pids: list[int] | None = None) -> None:
     """Terminate the app's backends (all of this database's but ours, or ``pids``) and wait
     until they are gone: what a restart of PostgreSQL leaves in the pools."""
-    admin = create_engine(make_url(str(app.state.services.engine.url)), isolation_level="AUTOCOMMIT")
+    admin = create_engine(
+        make_url(str(app.state.services.engine.url)), isolation_level="AUTOCOMMIT"
+    )
     try:
         with admin.connect() as conn:
             where = "datname = current_database() AND pid <> pg_backend_pid()"
@@ -367,12 +369,12 @@ def test_waiting_too_long_for_a_pooled_connection_is_503(backend: str, db_url: s
         Settings(app_env="test", database_url=db_url, db_pool_size=1, db_pool_timeout_ms=50)
     )
     try:
-        with TestClient(application) as c, application.state.engine.connect():
+        with TestClient(application) as c, application.state.services.engine.connect():
             _unavailable(c.get("/api/games/abcdefghijklmnop"))
             assert c.get("/healthz").status_code == 503
     finally:
-        application.state.engine.dispose()
-        application.state.move_store.close()
+        application.state.services.engine.dispose()
+        application.state.services.move_store.close()
 
 
 def test_a_background_leaderboard_refresh_without_the_database_logs_one_line(

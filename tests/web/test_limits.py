@@ -74,8 +74,8 @@ def gated(db_url: str, request: pytest.FixtureRequest) -> Iterator[FastAPI]:
         )
     )
     yield application
-    application.state.engine.dispose()
-    application.state.move_store.close()
+    application.state.services.engine.dispose()
+    application.state.services.move_store.close()
 
 
 def _blocked(application: FastAPI, monkeypatch: pytest.MonkeyPatch, name: str) -> threading.Event:
@@ -86,7 +86,7 @@ def _blocked(application: FastAPI, monkeypatch: pytest.MonkeyPatch, name: str) -
         release.wait(10)
         raise NotFound("There is no game with that id.")
 
-    monkeypatch.setattr(application.state.games, name, wait)
+    monkeypatch.setattr(application.state.services.games, name, wait)
     return release
 
 
@@ -210,7 +210,7 @@ def test_replays_beyond_their_share_of_time_are_refused_at_once(
     # 10% of the worker's time, a second saved up; each replay takes 0.6 s of the budget's
     # clock here (a clock of the test's own: how busy the machine is changes nothing).
     application = create_app(Settings(app_env="test", database_url=db_url, expensive_share=0.1))
-    games = application.state.games
+    games = application.state.services.games
     clock = {"now": 1000.0}
     monkeypatch.setattr(limits_module, "monotonic", lambda: clock["now"])
 
@@ -236,8 +236,8 @@ def test_replays_beyond_their_share_of_time_are_refused_at_once(
             clock["now"] += 0.5
             assert c.get(url).status_code == 404
     finally:
-        application.state.engine.dispose()
-        application.state.move_store.close()
+        application.state.services.engine.dispose()
+        application.state.services.move_store.close()
 
 
 def test_a_share_of_all_the_time_never_refuses_an_expensive_page() -> None:

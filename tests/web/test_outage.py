@@ -28,8 +28,8 @@ def outage_app(own_postgres: PgInstance) -> Iterator[FastAPI]:
     migrate(url)
     application = create_app(suite_settings(url))
     yield application
-    application.state.engine.dispose()
-    application.state.move_store.close()
+    application.state.services.engine.dispose()
+    application.state.services.move_store.close()
 
 
 def _first(game: dict[str, Any]) -> str:

@@ -15,6 +15,7 @@ from typing import Any
 from urllib.parse import quote
 
 import pytest
+from cachetools import TTLCache
 from fastapi import FastAPI
 from fastapi.routing import APIRoute
 from fastapi.testclient import TestClient
@@ -274,7 +275,7 @@ def test_a_revocation_by_another_process_is_seen_within_the_cache_time(
         row = db.get(Player, player_id)
         assert row is not None
         row.session_version += 1
-    monkeypatch.setattr(app.state.services.players, "SESSION_CACHE_SECONDS", 0.0)
+    monkeypatch.setattr(app.state.services.players, "_session_versions", TTLCache(1, 0))
     assert account_name(client) is None
 
 

@@ -191,8 +191,8 @@ def own_app(backend: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[
     settings = suite_settings(url, leaderboard_min_games=2, leaderboard_cache_seconds=0)
     application = create_app(settings)
     yield application
-    application.state.engine.dispose()
-    application.state.move_store.close()
+    application.state.services.engine.dispose()
+    application.state.services.move_store.close()
 
 
 @pytest.fixture()
@@ -201,7 +201,9 @@ def own(own_app: FastAPI, monkeypatch: pytest.MonkeyPatch) -> Iterator[Own]:
     empty(sessions)
     clock = Clock(at=datetime.now(UTC))
     monkeypatch.setattr(games_module, "now", clock)
-    env = Env(sessions, own_app.state.services.games, clock, str(own_app.state.settings.database_url))
+    env = Env(
+        sessions, own_app.state.services.games, clock, str(own_app.state.settings.database_url)
+    )
     guard = HiddenCardGuard(own_app)
     with TestClient(own_app, base_url="http://testserver") as c:
         c.event_hooks["response"].append(guard.check)
@@ -367,10 +369,10 @@ def test_every_finished_game_replays_to_its_stored_state(app: FastAPI, own: Own)
     finished_game(own.env, 3)
     checked = 0
     for application in (app, own.app):
-        with application.state.sessions() as db:
+        with application.state.services.sessions() as db:
             ids = db.scalars(select(Game.id).where(Game.status != "playing")).all()
         for game_id in ids:
-            stored, rebuilt = application.state.games.replay(game_id)
+            stored, rebuilt = application.state.services.games.replay(game_id)
             assert stored == rebuilt, game_id
             checked += 1
     assert checked >= 1

@@ -24,7 +24,6 @@ from pydantic_core import to_json
 
 from app.engine import GAMES
 from app.services.deals import DealSummary, FinishedGame
-from app.services.errors import ServiceError
 from app.services.games import GameView
 from app.services.leaderboard import Board, PlayerRecord
 from app.services.rooms import RoomView
