@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import ipaddress
+import json
 import os
 import re
 import shutil
@@ -143,6 +144,13 @@ def _run(command: list[str], env: dict[str, str], timeout: float = 120) -> str:
     return done.stdout + done.stderr
 
 
+def _json_lines(output: str) -> list[dict[str, Any]]:
+    """Every line a service's command wrote, each one JSON object (JSON_LOGS, the default)."""
+    lines = [json.loads(line) for line in output.splitlines() if line.strip()]
+    assert all(isinstance(line, dict) and line["msg"] for line in lines)
+    return lines
+
+
 def _scalar(url: str, sql: str) -> Any:
     engine = create_engine(url)
     try:
@@ -152,12 +160,32 @@ def _scalar(url: str, sql: str) -> Any:
         engine.dispose()
 
 
+def test_a_served_process_writes_warnings_and_every_loggers_lines_as_json() -> None:
+    # What uvicorn does with its log configuration in each worker process of python -m
+    # app.serve, then a Python warning, a third-party library's line and uvicorn's own.
+    script = (
+        "import logging, logging.config, warnings\n"
+        "from app import serve\n"
+        "logging.config.dictConfig(serve.uvicorn_config.LOGGING_CONFIG)\n"
+        "warnings.warn('a deprecated call', DeprecationWarning, stacklevel=1)\n"
+        "logging.getLogger('some.library').warning('a library speaks')\n"
+        "logging.getLogger('uvicorn.error').info('Started server process')\n"
+    )
+    env = {**os.environ, "JSON_LOGS": "true", "PYTHONWARNINGS": "always"}
+    lines = _json_lines(_run([sys.executable, "-c", script], env))
+    assert [line["logger"] for line in lines] == ["py.warnings", "some.library", "uvicorn.error"]
+    assert "a deprecated call" in lines[0]["msg"]
+
+
 def test_the_migrate_service_builds_the_schema_and_queues_the_pools(tmp_path: Path) -> None:
     url = fresh_postgres_database("ph_migrate_service")
     env = _env(url, CERTIFIED_POOL_TARGET="5")
     migrate = [sys.executable, "-m", "app.cli", "migrate"]
-    assert "ready" in _run(migrate, env)
-    assert "ready" in _run(migrate, env)  # again: nothing to do, nothing queued twice
+    first = _json_lines(_run(migrate, {**env, "JSON_LOGS": "true"}))
+    assert any(line["msg"].startswith("Running upgrade  -> 0001") for line in first)
+    assert first[-1]["msg"] == "ready (APP_ENV=test)"
+    plain = _run(migrate, {**env, "JSON_LOGS": "false"})  # again: nothing to do or queue
+    assert plain.splitlines()[-1] == "patience-hall: ready (APP_ENV=test)"
     assert _scalar(url, "SELECT version_num FROM alembic_version") is not None
     assert _scalar(url, "SELECT count(*) FROM app_meta") == 1  # the DEAL_KEY's fingerprint
     queued = "SELECT count(*) FROM procrastinate_jobs WHERE task_name = 'fill_pool'"
@@ -171,8 +199,8 @@ def test_the_worker_service_takes_a_job_and_a_killed_workers_job_is_taken_again(
     queue = make_jobs(url)
     with queue.open():
         job = deferrer(queue, "judge").defer(game="castles-end", deal=1)
-    # The worker's command, until the queue is empty.
-    _run([sys.executable, "-m", "app.jobs", "--one-shot"], env)
+    # The worker's command, until the queue is empty; its lines are JSON.
+    _json_lines(_run([sys.executable, "-m", "app.jobs", "--one-shot"], env))
     assert _scalar(url, f"SELECT status FROM procrastinate_jobs WHERE id = {job}") == "succeeded"
     verdict = "SELECT outcome FROM deal_verdict WHERE game = 'castles-end' AND deal = 1"
     assert _scalar(url, verdict) in ("winnable", "lost", "unknown")

@@ -10,8 +10,10 @@ puts it back in the queue), so none is lost.
   its pools in the background on first start, and ``ensure_pools`` looks again every 10 minutes.
 - ``retry_stalled`` — every minute: jobs of workers that stopped sending heartbeats go back.
 
-Run a worker: ``procrastinate --app=app.jobs.jobs worker --queues=solver`` (docker-compose.yml's
-``worker`` service; scale it with ``--scale worker=N``). The queue's tables are created by
+Run a worker: ``python -m app.jobs`` (app/jobs/__main__.py; docker-compose.yml's ``worker``
+service; scale it with ``--scale worker=N``). A package with a ``__main__``, so that the job app
+is defined in ``app.jobs`` and never in ``__main__`` (procrastinate warns about that, in a line
+that is not JSON). The queue's tables are created by
 ``python -m app.cli migrate`` (``apply_schema``).
 """
 
@@ -178,10 +180,6 @@ def main(argv: list[str] | None = None) -> None:
         wait="--one-shot" not in args,
         install_signal_handlers=True,
     )
-
-
-if __name__ == "__main__":
-    main()
 
 
 def apply_schema(database_url: str) -> bool:
