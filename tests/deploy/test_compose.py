@@ -129,6 +129,25 @@ def test_the_locks_pin_every_dependency_with_hashes() -> None:
         assert all("--hash=sha256:" in entry for entry in entries), path
 
 
+def test_the_version_is_the_same_everywhere_and_tags_follow_the_scheme() -> None:
+    version = tomllib.loads((PROJECT_DIR / "pyproject.toml").read_text())["project"]["version"]
+    assert re.fullmatch(r"\d+\.\d+\.\d+", version)
+    changelog = (PROJECT_DIR / "CHANGELOG.md").read_text()
+    headings = re.findall(r"^## (\d+\.\d+\.\d+)", changelog, re.MULTILINE)
+    assert headings[0] == version, "the newest CHANGELOG entry is the version being released"
+    compose = COMPOSE.read_text()
+    assert f"patience-hall:${{PH_VERSION:-{version}}}" in compose
+    assert f"PH_VERSION={version}" in (PROJECT_DIR / ".env.example").read_text()
+    assert f"patience-hall:{version}" in (PROJECT_DIR / "Dockerfile").read_text()
+    # Release tags (where this checkout has any) are vX.Y.Z of a CHANGELOG entry.
+    done = subprocess.run(
+        ["git", "tag", "--list", "v*"], cwd=PROJECT_DIR, capture_output=True, text=True
+    )
+    for tag in done.stdout.split() if done.returncode == 0 else []:
+        assert re.fullmatch(r"v\d+\.\d+\.\d+", tag), tag
+        assert tag[1:] in headings, f"{tag} has no CHANGELOG entry"
+
+
 # -- the services' commands, run directly ----------------------------------------------------------
 
 
