@@ -221,10 +221,11 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.state.games.ended = app.state.solver.game_ended
     jobs_app = None
     if settings.solver_jobs and engine.dialect.name == "postgresql":
-        from app.jobs import defer_judge, make_jobs
+        from app.jobs import defer_analyse, defer_judge, make_jobs
 
         jobs_app = make_jobs(settings.database_url)
         app.state.solver.judge_later = functools.partial(defer_judge, jobs_app)
+        app.state.solver.analyse_later = functools.partial(defer_analyse, jobs_app)
     # Events of rooms and races: published after each commit, streamed by app/web/live.py.
     broker = make_broker(engine)
     app.state.broker = broker

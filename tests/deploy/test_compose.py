@@ -25,7 +25,10 @@ from sqlalchemy import create_engine, text
 from sqlalchemy.engine import make_url
 
 from app.config import PROJECT_DIR
+from app.engine import DEVELOPMENT_KEY
 from app.jobs import deferrer, make_jobs, requeue_stalled
+from app.services.players import Players
+from app.services.replays import open_games
 from tests.databases import fresh_postgres_database
 
 COMPOSE = PROJECT_DIR / "docker-compose.yml"
@@ -216,13 +219,25 @@ def test_the_worker_service_takes_a_job_and_a_killed_workers_job_is_taken_again(
     env = _env(url, CERTIFIED_POOL_TARGET="0", SOLVER_JUDGE_SECONDS="1")
     _run([sys.executable, "-m", "app.cli", "migrate"], env)
     queue = make_jobs(url)
+    with open_games(url, DEVELOPMENT_KEY) as games:  # a finished game, for its analysis
+        player = Players(games.sessions).create_anonymous().id
+        game_id = games.start(player, "castles-end", 3).record.id  # a deal that cannot be won
+        games.resign(game_id, player)
     with queue.open():
         job = deferrer(queue, "judge").defer(game="castles-end", deal=1)
+        analysed = deferrer(queue, "analyse").defer(
+            game_id=game_id, game="castles-end", deal=3, moves=[]
+        )
     # The worker's command, until the queue is empty; its lines are JSON.
     _json_lines(_run([sys.executable, "-m", "app.jobs", "--one-shot"], env))
-    assert _scalar(url, f"SELECT status FROM procrastinate_jobs WHERE id = {job}") == "succeeded"
+    for done in (job, analysed):
+        assert _scalar(url, f"SELECT status FROM procrastinate_jobs WHERE id = {done}") == (
+            "succeeded"
+        )
     verdict = "SELECT outcome FROM deal_verdict WHERE game = 'castles-end' AND deal = 1"
     assert _scalar(url, verdict) in ("winnable", "lost", "unknown")
+    stored = _scalar(url, f"SELECT analysis FROM game_coach WHERE game_id = '{game_id}'")
+    assert json.loads(stored)["deal_winnable"] is False  # stored with the game, for the app
 
     # A long job (filling a pool of deals the solver rarely decides), its worker killed mid-way.
     long_env = {**env, "CERTIFIED_POOL_TARGET": "50"}
