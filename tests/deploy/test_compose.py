@@ -30,6 +30,7 @@ from app.jobs import deferrer, make_jobs, requeue_stalled
 from app.services.players import Players
 from app.services.replays import open_games
 from tests.databases import fresh_postgres_database
+from tests.deploy.support import free_port
 
 COMPOSE = PROJECT_DIR / "docker-compose.yml"
 BIN = Path(sys.executable).parent
@@ -269,6 +270,44 @@ def test_the_worker_service_takes_a_job_and_a_killed_workers_job_is_taken_again(
 
     assert asyncio.run(requeue()) == [long]
     assert _scalar(url, status) == "todo"  # queued again, for the next worker to take
+
+
+def test_the_redis_service_runs_its_command_and_passes_its_health_check() -> None:
+    if shutil.which("redis-server") is None or shutil.which("redis-cli") is None:
+        pytest.skip("redis-server is not installed")
+    redis_service = _compose()["services"]["redis"]
+    command, check = redis_service["command"], redis_service["healthcheck"]["test"]
+    assert command[0] == "redis-server" and check[:2] == ["CMD", "redis-cli"]
+    port = str(free_port())
+    server = subprocess.Popen(
+        [*command, "--port", port, "--bind", "127.0.0.1", "--dir", "/tmp"],
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    )  # fmt: skip
+    try:
+        deadline = time.monotonic() + 20
+        while True:  # the health check, as compose runs it
+            done = subprocess.run(
+                [check[1], "-p", port, *check[2:]], capture_output=True, text=True, timeout=10
+            )
+            if done.stdout.strip() == "PONG":
+                break
+            assert server.poll() is None and time.monotonic() < deadline, done.stdout
+            time.sleep(0.1)
+        policy = [check[1], "-p", port, "config", "get", "maxmemory-policy"]
+        assert _run(policy, dict(os.environ)).split() == ["maxmemory-policy", "volatile-ttl"]
+    finally:
+        server.terminate()
+        server.wait(10)
+
+
+def test_the_db_services_health_check_passes_on_a_ready_server() -> None:
+    if shutil.which("pg_isready") is None:
+        pytest.skip("pg_isready is not installed")
+    check = _compose()["services"]["db"]["healthcheck"]["test"]
+    assert check[0] == "CMD-SHELL" and check[1].startswith("pg_isready ")
+    url = make_url(fresh_postgres_database("ph_db_health"))
+    where = f" -h {url.host or '127.0.0.1'} -p {url.port or 5432}"
+    assert "accepting connections" in _run(["sh", "-c", check[1] + where], dict(os.environ))
 
 
 def test_the_backup_service_dumps_and_keeps_the_newest(tmp_path: Path) -> None:

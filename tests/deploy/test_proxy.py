@@ -144,6 +144,17 @@ def test_rate_limits_count_each_client_through_the_proxy(stack: Stack) -> None:
             )
     # Each address has its own allowance (counted once in Redis, whichever instance answered).
     assert answers == [[201] * NEW_PLAYERS_PER_CLIENT + [429]] * len(CLIENTS)
+    # A client cannot claim other addresses: Caddy replaces what it sends as X-Forwarded-For.
+    with _client("127.0.0.10") as liar:
+        spoofed = [
+            liar.post(
+                f"{stack.site}/api/players",
+                json={},
+                headers={"x-forwarded-for": f"10.9.8.{i}", "forwarded": f"for=10.9.8.{i}"},
+            ).status_code
+            for i in range(NEW_PLAYERS_PER_CLIENT + 1)
+        ]
+    assert spoofed == [201] * NEW_PLAYERS_PER_CLIENT + [429]
 
 
 def test_the_app_behind_the_proxy_sees_https(stack: Stack) -> None:
