@@ -328,8 +328,19 @@ def test_the_backup_service_dumps_and_keeps_the_newest(tmp_path: Path) -> None:
         "BACKUP_ONCE": "1",
     }
     for _ in range(3):
-        _run(["sh", str(PROJECT_DIR / "deploy" / "backup.sh")], env)
+        (line,) = _json_lines(_run(["sh", str(PROJECT_DIR / "deploy" / "backup.sh")], env))
+        assert line["msg"] == "backup written"
     dumps = sorted(tmp_path.glob("patience-hall-*.dump"))
     assert len(dumps) == 2
+    # A failed dump says so in one JSON line, pg_dump's words inside, and leaves no file.
+    failed = subprocess.run(
+        ["sh", str(PROJECT_DIR / "deploy" / "backup.sh")],
+        env={**env, "PGDATABASE": "no_such_database_here"}, capture_output=True, text=True,
+        timeout=60,
+    )  # fmt: skip
+    assert failed.returncode != 0
+    (line,) = _json_lines(failed.stdout + failed.stderr)
+    assert line["level"] == "error" and "no_such_database_here" in line["error"]
+    assert sorted(tmp_path.glob("*")) == dumps
     listing = _run(["pg_restore", "--list", str(dumps[-1])], env)
     assert "TABLE public game" in listing and "TABLE public app_meta" in listing
