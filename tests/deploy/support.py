@@ -12,6 +12,9 @@ import urllib.request
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import NoReturn
+
+import pytest
 
 from app.config import PROJECT_DIR
 
@@ -23,6 +26,14 @@ def _ports(spec: str) -> range:
 
 PORTS = _ports(os.environ.get("TEST_PORTS") or "8300-8399")
 _taken: set[int] = set()
+
+
+def needs(reason: str) -> NoReturn:
+    """A tool or server the test needs is missing: skipped here, a failure in CI (CI=true),
+    where scripts/install.sh --dev must have installed it."""
+    if os.environ.get("CI") == "true":
+        pytest.fail(reason)
+    pytest.skip(reason)
 
 
 def free_port() -> int:

@@ -19,7 +19,6 @@ import tomllib
 from pathlib import Path
 from typing import Any
 
-import pytest
 import yaml
 from sqlalchemy import create_engine, text
 from sqlalchemy.engine import make_url
@@ -30,7 +29,7 @@ from app.jobs import deferrer, make_jobs, requeue_stalled
 from app.services.players import Players
 from app.services.replays import open_games
 from tests.databases import fresh_postgres_database
-from tests.deploy.support import free_port
+from tests.deploy.support import free_port, needs
 
 COMPOSE = PROJECT_DIR / "docker-compose.yml"
 BIN = Path(sys.executable).parent
@@ -100,7 +99,7 @@ def test_the_caddyfile_streams_events_unbuffered_and_validates() -> None:
     assert "flush_interval -1" in text_ and "\n\tencode" not in text_
     caddy = shutil.which("caddy")
     if caddy is None:
-        pytest.skip("Debian's caddy is not installed (scripts/install.sh --dev installs it)")
+        needs("Debian's caddy is not installed (scripts/install.sh --dev installs it)")
     env = {**os.environ, "CADDY_EXTRA": "skip_install_trust", "HOME": "/tmp"}
     done = subprocess.run(
         [caddy, "adapt", "--config", str(caddyfile), "--adapter", "caddyfile"],
@@ -274,7 +273,7 @@ def test_the_worker_service_takes_a_job_and_a_killed_workers_job_is_taken_again(
 
 def test_the_redis_service_runs_its_command_and_passes_its_health_check() -> None:
     if shutil.which("redis-server") is None or shutil.which("redis-cli") is None:
-        pytest.skip("redis-server is not installed")
+        needs("redis-server is not installed")
     redis_service = _compose()["services"]["redis"]
     command, check = redis_service["command"], redis_service["healthcheck"]["test"]
     assert command[0] == "redis-server" and check[:2] == ["CMD", "redis-cli"]
@@ -302,7 +301,7 @@ def test_the_redis_service_runs_its_command_and_passes_its_health_check() -> Non
 
 def test_the_db_services_health_check_passes_on_a_ready_server() -> None:
     if shutil.which("pg_isready") is None:
-        pytest.skip("pg_isready is not installed")
+        needs("pg_isready is not installed")
     check = _compose()["services"]["db"]["healthcheck"]["test"]
     assert check[0] == "CMD-SHELL" and check[1].startswith("pg_isready ")
     url = make_url(fresh_postgres_database("ph_db_health"))
@@ -312,7 +311,7 @@ def test_the_db_services_health_check_passes_on_a_ready_server() -> None:
 
 def test_the_backup_service_dumps_and_keeps_the_newest(tmp_path: Path) -> None:
     if shutil.which("pg_dump") is None or shutil.which("pg_restore") is None:
-        pytest.skip("pg_dump is not installed")
+        needs("pg_dump is not installed")
     url = fresh_postgres_database("ph_backup_service")
     _run([sys.executable, "-m", "app.cli", "migrate"], _env(url, CERTIFIED_POOL_TARGET="0"))
     parts = make_url(url)
