@@ -46,19 +46,19 @@ def test_a_burst_of_commits_is_announced_in_a_few_notifies() -> None:
         broker.publish([2, 3])
         assert _received(listener, 3) == [[1], [2, 3]] and broker.notifies == 2
 
-        async def burst() -> int:
+        async def burst() -> list[list[int]]:
             await broker.start()
             try:
-                before = broker.notifies
                 for event_id in range(10, 10 + BURST):
                     broker.publish([event_id])
-                batches = _received(listener, BURST)  # the sender is a thread of its own
-                assert [i for batch in batches for i in batch] == list(range(10, 10 + BURST))
-                return broker.notifies - before
+                return _received(listener, BURST)  # the sender is a thread of its own
             finally:
-                await broker.stop()
+                await broker.stop()  # its sender has counted every NOTIFY once stopped
 
-        sent = run(burst())
+        batches = run(burst())
+        assert [i for batch in batches for i in batch] == list(range(10, 10 + BURST))
+        sent = broker.notifies - 2
+        assert sent == len(batches)
     engine.dispose()
     # One NOTIFY per batch window, however many commits fell in it: a loaded machine may
     # split the burst across a few windows, never into one NOTIFY per commit.
