@@ -285,7 +285,7 @@ class Solver:
     _tasks: set[asyncio.Task[Verdict | None]] = field(default_factory=set)
     _judging: set[tuple[str, int]] = field(default_factory=set)
     _pools: tuple[float, frozenset[str]] | None = None  # (read at, games with a pool)
-    # Set when the solver workers are a service of their own (SOLVER_JOBS, app/jobs.py): an
+    # Set when the solver workers are a service of their own (SOLVER_JOBS, app/jobs/): an
     # ended game's deal is queued there as a durable job instead of judged in this process.
     judge_later: Callable[[str, int], None] | None = None
     # Likewise the analysis of a finished game (game id, game, deal, moves in force): queued
