@@ -124,10 +124,11 @@ def build(
     games.ended = solver.game_ended  # the one cycle: see the module's docstring
     jobs = None
     if settings.solver_jobs and engine.dialect.name == "postgresql":
-        from app.jobs import defer_judge, make_jobs
+        from app.jobs import defer_analyse, defer_judge, make_jobs
 
         jobs = make_jobs(settings.database_url)
         solver.judge_later = functools.partial(defer_judge, jobs)
+        solver.analyse_later = functools.partial(defer_analyse, jobs)
     rooms = Rooms(
         sessions,
         games,

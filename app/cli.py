@@ -22,8 +22,11 @@ and run again to resume. ``POST /api/games {"winnable": true}`` draws from that 
 from __future__ import annotations
 
 import argparse
+import logging
+import logging.config
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import SQLAlchemyError
@@ -82,6 +85,57 @@ def _parser() -> argparse.ArgumentParser:
 
 
 EX_CONFIG = 78
+_log = logging.getLogger("patience_hall.cli")
+# Set when this process's logging is app.serve's JSON configuration (``python -m app.cli
+# migrate|preflight`` with JSON_LOGS): every logger's lines are JSON then, warnings included.
+_json_configured = False
+
+
+def _json_line(message: str, level: int, name: str = "patience_hall.cli") -> str:
+    from app.web.http.observe import JsonFormatter
+
+    record = logging.LogRecord(name, level, __file__, 0, message, None, None)
+    return JsonFormatter().format(record)
+
+
+def say(message: str, level: int = logging.INFO, json_lines: bool | None = None) -> None:
+    """A line of the service commands (``migrate``, ``preflight``, the start script's settings
+    check) on stderr: one JSON object with ``JSON_LOGS`` (as every other line the containers
+    write), ``patience-hall: <message>`` without."""
+    from app.serve import json_logs_wanted
+
+    if json_lines is None:
+        json_lines = json_logs_wanted()
+    if not json_lines:
+        print(f"patience-hall: {message}", file=sys.stderr)
+    elif _json_configured:
+        _log.log(level, message)
+    else:
+        print(_json_line(message, level), file=sys.stderr, flush=True)
+
+
+@contextmanager
+def _alembic_lines_as_json(json_lines: bool) -> Iterator[None]:
+    """alembic's lines (the steps of a migration) as JSON while it runs, without touching the
+    rest of this process's logging (``main`` may be called in a process of its own)."""
+    if not json_lines or _json_configured:
+        yield
+        return
+    from app.web.http.observe import JsonFormatter
+
+    logger = logging.getLogger("alembic")
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(JsonFormatter())
+    level, propagate = logger.level, logger.propagate
+    logger.addHandler(handler)
+    logger.setLevel(logging.INFO)
+    logger.propagate = False
+    try:
+        yield
+    finally:
+        logger.removeHandler(handler)
+        logger.setLevel(level)
+        logger.propagate = propagate
 
 
 def preflight_command(settings: Settings, migrate: bool) -> int:
@@ -94,7 +148,10 @@ def preflight_command(settings: Settings, migrate: bool) -> int:
 
         config = Config(str(PROJECT_DIR / "alembic.ini"))
         config.set_main_option("sqlalchemy.url", settings.database_url)
-        command.upgrade(config, "head")
+        # With JSON_LOGS alembic's lines go through the JSON handler (not alembic.ini's).
+        config.attributes["configure_logger"] = not settings.json_logs
+        with _alembic_lines_as_json(settings.json_logs):
+            command.upgrade(config, "head")
         if make_url(settings.database_url).get_backend_name() == "postgresql":
             from app.jobs import apply_schema, defer_fill, make_jobs
 
@@ -106,10 +163,10 @@ def preflight_command(settings: Settings, migrate: bool) -> int:
     if not problems:
         problems = preflight(settings)
     for problem in problems:
-        print(f"patience-hall: {problem}", file=sys.stderr)
+        say(problem, logging.ERROR, settings.json_logs)
     if problems:
         return EX_CONFIG
-    print(f"patience-hall: ready (APP_ENV={settings.app_env})", file=sys.stderr)
+    say(f"ready (APP_ENV={settings.app_env})", json_lines=settings.json_logs)
     return 0
 
 
@@ -235,5 +292,18 @@ def main(argv: Sequence[str] | None = None, settings: Settings | None = None) ->
     raise AssertionError(args.command)  # pragma: no cover - argparse refuses other commands
 
 
+def _service_logging(argv: Sequence[str]) -> None:
+    """``migrate`` and ``preflight`` are services' commands (docker-compose.yml, the start
+    script): with JSON_LOGS every line this process writes is JSON, as the app's and the
+    workers' are."""
+    global _json_configured
+    from app.serve import json_log_config, json_logs_wanted
+
+    if argv[:1] and argv[0] in ("migrate", "preflight") and json_logs_wanted():
+        logging.config.dictConfig(json_log_config())
+        _json_configured = True
+
+
 if __name__ == "__main__":
+    _service_logging(sys.argv[1:])
     sys.exit(main())

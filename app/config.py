@@ -124,7 +124,7 @@ class Settings(BaseSettings):
     metrics_token: str | None = None
     api_docs: bool | None = None
     # Judging ended games' deals and filling the certified pool as durable jobs on PostgreSQL
-    # (procrastinate, app/jobs.py), taken by the solver workers of their own service; off: the
+    # (procrastinate, app/jobs/), taken by the solver workers of their own service; off: the
     # app judges in its own worker processes (SOLVER_WORKERS), as on SQLite.
     solver_jobs: bool = False
     # Deals per game that the solver workers keep in the certified-winnable pool (0: none).

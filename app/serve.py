@@ -64,6 +64,11 @@ class TimedHttpProtocol(HttpToolsProtocol):
         super().connection_lost(exc)
 
 
+def json_logs_wanted() -> bool:
+    """``JSON_LOGS`` (on unless 0, false, no or off), read before the settings can be."""
+    return os.environ.get("JSON_LOGS", "true").strip().lower() not in ("0", "false", "no", "off")
+
+
 def json_log_config() -> dict[str, Any]:
     """uvicorn's logging, every line one JSON object (``JSON_LOGS``, on by default): uvicorn's
     own lines, the app's (``patience_hall.*`` and ``app.*``) and any warning or third-party line
@@ -82,12 +87,14 @@ def json_log_config() -> dict[str, Any]:
             "uvicorn.access": own,
             "patience_hall": own,
             "app": own,
+            # The migration's steps (python -m app.cli migrate), as JSON too.
+            "alembic": own,
         },
         "root": {"handlers": ["json"], "level": "WARNING"},
     }
 
 
-if os.environ.get("JSON_LOGS", "true").strip().lower() not in ("0", "false", "no", "off"):
+if json_logs_wanted():
     logging.captureWarnings(True)
     # uvicorn's default (its Config's ``log_config``): replaced in place, so the worker
     # processes, which receive the Config, log the same way.

@@ -15,22 +15,24 @@ export WEB_CONCURRENCY="${WEB_CONCURRENCY:-4}"
 # Fail fast with one clear line when the settings are refused (e.g. production with the
 # development DEAL_KEY), rather than with a traceback from the migration step.
 "$python" - <<'PY'
+import logging
 import sys
 
 from pydantic import ValidationError
 
+from app.cli import say  # one JSON object a line with JSON_LOGS (the default)
 from app.config import get_settings, refusals
 
 try:
     settings = get_settings()
 except ValidationError as exc:
     for error in exc.errors():
-        print(f"patience-hall: {error['msg']}", file=sys.stderr)
+        say(error["msg"], logging.ERROR)
     sys.exit(78)  # EX_CONFIG
 for problem in refusals(settings):  # production on SQLite, several workers without Redis
-    print(f"patience-hall: {problem}", file=sys.stderr)
+    say(problem, logging.ERROR)
     sys.exit(78)
-print(f"patience-hall: settings ok (APP_ENV={settings.app_env})", file=sys.stderr)
+say(f"settings ok (APP_ENV={settings.app_env})")
 PY
 
 # alembic upgrade head under PostgreSQL's advisory lock, then the DEAL_KEY's fingerprint

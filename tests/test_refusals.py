@@ -5,6 +5,7 @@ plain HTTP with Secure cookies, pages say so instead of failing every form. /met
 
 from __future__ import annotations
 
+import json
 import os
 import secrets
 import subprocess
@@ -93,13 +94,15 @@ def test_the_start_script_refuses_sqlite_in_production(tmp_path: Path) -> None:
         "SESSION_SECRET": SECRET,
         "DATABASE_URL": f"sqlite:///{tmp_path / 'refused.db'}",
         "WEB_CONCURRENCY": "1",
+        "JSON_LOGS": "true",
     }
     done = subprocess.run(
         [str(PROJECT_DIR / "scripts" / "docker-start.sh")],
         cwd=tmp_path, env=env, capture_output=True, text=True, timeout=60,
     )  # fmt: skip
     assert done.returncode == 78, done.stderr
-    assert "Refusing to start in production on SQLite" in done.stderr
+    (line,) = [json.loads(line) for line in done.stderr.splitlines()]  # JSON_LOGS: on
+    assert line["level"] == "error" and "Refusing to start in production on SQLite" in line["msg"]
     env["DATABASE_URL"] = "postgresql+psycopg://nobody@127.0.0.1:1/none"
     env.pop("WEB_CONCURRENCY")  # the script's default is 4 workers: Redis is needed
     done = subprocess.run(

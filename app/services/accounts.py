@@ -119,6 +119,8 @@ def export(db: Session, player_id: str) -> dict[str, Any]:
             "has_api_token": player.token_hash is not None,
             "banned": player.banned_at is not None,
             "banned_at": _iso(player.banned_at),
+            # Display and play preferences as stored (the ``ph_prefs`` cookie's flags).
+            "prefs": player.prefs,
         },
         "statistics": [
             {
@@ -212,6 +214,7 @@ def delete(db: Session, player: Player) -> str:
     player.name = player.name_key = ghost
     player.password_hash = None
     player.token_hash = None
+    player.prefs = None
     player.session_version += 1
     player.deleted_at = now()
     rooms = select(RoomMember.room_code).where(RoomMember.player_id == player.id)

@@ -103,6 +103,10 @@ def hint_job(
 
 # The analysis of a finished game: positions per search, and seconds for all its searches.
 ANALYSIS_NODES = 300_000
+# The analysis as a durable job (SOLVER_JOBS): the worker's budget (nobody is held up by it),
+# and how often a request waiting for the worker's answer looks for it.
+ANALYSIS_JOB_SECONDS = 20.0
+ANALYSIS_POLL_SECONDS = 0.2
 
 
 def _move_json(move: Move) -> dict[str, Any]:
@@ -279,9 +283,13 @@ class Solver:
     _tasks: set[asyncio.Task[Verdict | None]] = field(default_factory=set)
     _judging: set[tuple[str, int]] = field(default_factory=set)
     _pools: tuple[float, frozenset[str]] | None = None  # (read at, games with a pool)
-    # Set when the solver workers are a service of their own (SOLVER_JOBS, app/jobs.py): an
+    # Set when the solver workers are a service of their own (SOLVER_JOBS, app/jobs/): an
     # ended game's deal is queued there as a durable job instead of judged in this process.
     judge_later: Callable[[str, int], None] | None = None
+    # Likewise the analysis of a finished game (game id, game, deal, moves in force): queued
+    # for the workers, which store it with the game; a request waits for it this long at most.
+    analyse_later: Callable[[str, str, int, list[str]], None] | None = None
+    analysis_wait_seconds: float = 10.0
 
     # -- hints ------------------------------------------------------------------------------
 
@@ -394,6 +402,13 @@ class Solver:
         stored = await to_thread.run_sync(self.stored_analysis, game_id)
         if stored is not None:
             return stored
+        if self.analyse_later is not None:
+            try:
+                await to_thread.run_sync(self.analyse_later, game_id, slug, number, moves)
+            except Exception as exc:  # the queue is out of reach: searched here instead
+                log.warning("queueing the analysis of game %s failed: %s", game_id, summary(exc))
+            else:
+                return await self._analysis_of_a_worker(game_id, slug, number)
         known = await to_thread.run_sync(self.verdict, slug, number)
         outcome = None if known is None else ("winnable" if known else "lost")
         answer: dict[str, Any] | None = await self.pool.run(
@@ -411,6 +426,31 @@ class Solver:
         if answer["decided"]:
             await to_thread.run_sync(self.store_analysis, game_id, answer)
         return answer
+
+    async def _analysis_of_a_worker(self, game_id: str, slug: str, number: int) -> dict[str, Any]:
+        """The analysis a solver worker stores (app/jobs ``analyse``), once it has; undecided
+        if it has not within ``analysis_wait_seconds`` (the job goes on: the next request
+        finds its answer)."""
+        deadline = time.monotonic() + self.analysis_wait_seconds
+        while True:
+            stored = await to_thread.run_sync(self.stored_analysis, game_id)
+            if stored is not None:
+                return stored
+            if time.monotonic() >= deadline:
+                return undecided_analysis(await to_thread.run_sync(self.verdict, slug, number))
+            await asyncio.sleep(ANALYSIS_POLL_SECONDS)
+
+    def analyse_now(self, game_id: str, slug: str, number: int, moves: list[str]) -> bool:
+        """A solver worker's ``analyse`` job: the analysis of a finished game, in this process
+        (``ANALYSIS_JOB_SECONDS``), stored with the game when decided. Returns whether it is."""
+        if self.stored_analysis(game_id) is not None:
+            return True
+        known = self.verdict(slug, number)
+        outcome = None if known is None else ("winnable" if known else "lost")
+        answer = analysis_job(slug, number, self.deal_key, moves, outcome, ANALYSIS_JOB_SECONDS)
+        if answer["decided"]:
+            self.store_analysis(game_id, answer)
+        return bool(answer["decided"])
 
     def stored_analysis(self, game_id: str) -> dict[str, Any] | None:
         with self.sessions() as db:

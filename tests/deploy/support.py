@@ -1,5 +1,6 @@
-"""Servers for the deployment tests: ports in 8300–8399 on 127.0.0.1, processes that always
-stop (terminated at the end of the test, killed if they do not)."""
+"""Servers for the deployment tests: ports on 127.0.0.1 in 8300–8399, or in the range
+``TEST_PORTS`` names (e.g. ``9400-9499``: a checkout's own range on a shared machine); processes
+that always stop (terminated at the end of the test, killed if they do not)."""
 
 from __future__ import annotations
 
@@ -11,15 +12,32 @@ import urllib.request
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import NoReturn
+
+import pytest
 
 from app.config import PROJECT_DIR
 
-PORTS = range(8300, 8400)
+
+def _ports(spec: str) -> range:
+    low, _, high = spec.partition("-")
+    return range(int(low), int(high) + 1)
+
+
+PORTS = _ports(os.environ.get("TEST_PORTS") or "8300-8399")
 _taken: set[int] = set()
 
 
+def needs(reason: str) -> NoReturn:
+    """A tool or server the test needs is missing: skipped here, a failure in CI (CI=true),
+    where scripts/install.sh --dev must have installed it."""
+    if os.environ.get("CI") == "true":
+        pytest.fail(reason)
+    pytest.skip(reason)
+
+
 def free_port() -> int:
-    """A free port of 8300–8399 (this checkout's range on the shared machine)."""
+    """A free port of ``PORTS`` (this checkout's range on the shared machine)."""
     start = (os.getpid() * 7) % len(PORTS)
     for i in range(len(PORTS)):
         port = PORTS[(start + i) % len(PORTS)]
@@ -32,7 +50,7 @@ def free_port() -> int:
                 continue
         _taken.add(port)
         return port
-    raise RuntimeError("no free port in 8300-8399")
+    raise RuntimeError(f"no free port in {PORTS.start}-{PORTS.stop - 1}")
 
 
 @contextmanager

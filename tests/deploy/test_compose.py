@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import ipaddress
+import json
 import os
 import re
 import shutil
@@ -18,14 +19,15 @@ import tomllib
 from pathlib import Path
 from typing import Any
 
-import pytest
 import yaml
 from sqlalchemy import create_engine, text
 from sqlalchemy.engine import make_url
 
-from app.config import PROJECT_DIR
+from app.bootstrap import opened
+from app.config import PROJECT_DIR, Settings
 from app.jobs import deferrer, make_jobs, requeue_stalled
 from tests.databases import fresh_postgres_database
+from tests.deploy.support import free_port, needs
 
 COMPOSE = PROJECT_DIR / "docker-compose.yml"
 BIN = Path(sys.executable).parent
@@ -95,7 +97,7 @@ def test_the_caddyfile_streams_events_unbuffered_and_validates() -> None:
     assert "flush_interval -1" in text_ and "\n\tencode" not in text_
     caddy = shutil.which("caddy")
     if caddy is None:
-        pytest.skip("Debian's caddy is not installed (scripts/install.sh --dev installs it)")
+        needs("Debian's caddy is not installed (scripts/install.sh --dev installs it)")
     env = {**os.environ, "CADDY_EXTRA": "skip_install_trust", "HOME": "/tmp"}
     done = subprocess.run(
         [caddy, "adapt", "--config", str(caddyfile), "--adapter", "caddyfile"],
@@ -128,6 +130,25 @@ def test_the_locks_pin_every_dependency_with_hashes() -> None:
         assert all("--hash=sha256:" in entry for entry in entries), path
 
 
+def test_the_version_is_the_same_everywhere_and_tags_follow_the_scheme() -> None:
+    version = tomllib.loads((PROJECT_DIR / "pyproject.toml").read_text())["project"]["version"]
+    assert re.fullmatch(r"\d+\.\d+\.\d+", version)
+    changelog = (PROJECT_DIR / "CHANGELOG.md").read_text()
+    headings = re.findall(r"^## (\d+\.\d+\.\d+)", changelog, re.MULTILINE)
+    assert headings[0] == version, "the newest CHANGELOG entry is the version being released"
+    compose = COMPOSE.read_text()
+    assert f"patience-hall:${{PH_VERSION:-{version}}}" in compose
+    assert f"PH_VERSION={version}" in (PROJECT_DIR / ".env.example").read_text()
+    assert f"patience-hall:{version}" in (PROJECT_DIR / "Dockerfile").read_text()
+    # Release tags (where this checkout has any) are vX.Y.Z of a CHANGELOG entry.
+    done = subprocess.run(
+        ["git", "tag", "--list", "v*"], cwd=PROJECT_DIR, capture_output=True, text=True
+    )
+    for tag in done.stdout.split() if done.returncode == 0 else []:
+        assert re.fullmatch(r"v\d+\.\d+\.\d+", tag), tag
+        assert tag[1:] in headings, f"{tag} has no CHANGELOG entry"
+
+
 # -- the services' commands, run directly ----------------------------------------------------------
 
 
@@ -143,6 +164,13 @@ def _run(command: list[str], env: dict[str, str], timeout: float = 120) -> str:
     return done.stdout + done.stderr
 
 
+def _json_lines(output: str) -> list[dict[str, Any]]:
+    """Every line a service's command wrote, each one JSON object (JSON_LOGS, the default)."""
+    lines = [json.loads(line) for line in output.splitlines() if line.strip()]
+    assert all(isinstance(line, dict) and line["msg"] for line in lines)
+    return lines
+
+
 def _scalar(url: str, sql: str) -> Any:
     engine = create_engine(url)
     try:
@@ -152,12 +180,32 @@ def _scalar(url: str, sql: str) -> Any:
         engine.dispose()
 
 
+def test_a_served_process_writes_warnings_and_every_loggers_lines_as_json() -> None:
+    # What uvicorn does with its log configuration in each worker process of python -m
+    # app.serve, then a Python warning, a third-party library's line and uvicorn's own.
+    script = (
+        "import logging, logging.config, warnings\n"
+        "from app import serve\n"
+        "logging.config.dictConfig(serve.uvicorn_config.LOGGING_CONFIG)\n"
+        "warnings.warn('a deprecated call', DeprecationWarning, stacklevel=1)\n"
+        "logging.getLogger('some.library').warning('a library speaks')\n"
+        "logging.getLogger('uvicorn.error').info('Started server process')\n"
+    )
+    env = {**os.environ, "JSON_LOGS": "true", "PYTHONWARNINGS": "always"}
+    lines = _json_lines(_run([sys.executable, "-c", script], env))
+    assert [line["logger"] for line in lines] == ["py.warnings", "some.library", "uvicorn.error"]
+    assert "a deprecated call" in lines[0]["msg"]
+
+
 def test_the_migrate_service_builds_the_schema_and_queues_the_pools(tmp_path: Path) -> None:
     url = fresh_postgres_database("ph_migrate_service")
     env = _env(url, CERTIFIED_POOL_TARGET="5")
     migrate = [sys.executable, "-m", "app.cli", "migrate"]
-    assert "ready" in _run(migrate, env)
-    assert "ready" in _run(migrate, env)  # again: nothing to do, nothing queued twice
+    first = _json_lines(_run(migrate, {**env, "JSON_LOGS": "true"}))
+    assert any(line["msg"].startswith("Running upgrade  -> 0001") for line in first)
+    assert first[-1]["msg"] == "ready (APP_ENV=test)"
+    plain = _run(migrate, {**env, "JSON_LOGS": "false"})  # again: nothing to do or queue
+    assert plain.splitlines()[-1] == "patience-hall: ready (APP_ENV=test)"
     assert _scalar(url, "SELECT version_num FROM alembic_version") is not None
     assert _scalar(url, "SELECT count(*) FROM app_meta") == 1  # the DEAL_KEY's fingerprint
     queued = "SELECT count(*) FROM procrastinate_jobs WHERE task_name = 'fill_pool'"
@@ -169,13 +217,25 @@ def test_the_worker_service_takes_a_job_and_a_killed_workers_job_is_taken_again(
     env = _env(url, CERTIFIED_POOL_TARGET="0", SOLVER_JUDGE_SECONDS="1")
     _run([sys.executable, "-m", "app.cli", "migrate"], env)
     queue = make_jobs(url)
+    with opened(Settings(database_url=url)) as services:  # a finished game, for its analysis
+        player = services.players.create_anonymous().id
+        game_id = services.games.start(player, "castles-end", 3).record.id  # cannot be won
+        services.games.resign(game_id, player)
     with queue.open():
         job = deferrer(queue, "judge").defer(game="castles-end", deal=1)
-    # The worker's command, until the queue is empty.
-    _run([sys.executable, "-m", "app.jobs", "--one-shot"], env)
-    assert _scalar(url, f"SELECT status FROM procrastinate_jobs WHERE id = {job}") == "succeeded"
+        analysed = deferrer(queue, "analyse").defer(
+            game_id=game_id, game="castles-end", deal=3, moves=[]
+        )
+    # The worker's command, until the queue is empty; its lines are JSON.
+    _json_lines(_run([sys.executable, "-m", "app.jobs", "--one-shot"], env))
+    for done in (job, analysed):
+        assert _scalar(url, f"SELECT status FROM procrastinate_jobs WHERE id = {done}") == (
+            "succeeded"
+        )
     verdict = "SELECT outcome FROM deal_verdict WHERE game = 'castles-end' AND deal = 1"
     assert _scalar(url, verdict) in ("winnable", "lost", "unknown")
+    stored = _scalar(url, f"SELECT analysis FROM game_coach WHERE game_id = '{game_id}'")
+    assert json.loads(stored)["deal_winnable"] is False  # stored with the game, for the app
 
     # A long job (filling a pool of deals the solver rarely decides), its worker killed mid-way.
     long_env = {**env, "CERTIFIED_POOL_TARGET": "50"}
@@ -209,9 +269,47 @@ def test_the_worker_service_takes_a_job_and_a_killed_workers_job_is_taken_again(
     assert _scalar(url, status) == "todo"  # queued again, for the next worker to take
 
 
+def test_the_redis_service_runs_its_command_and_passes_its_health_check() -> None:
+    if shutil.which("redis-server") is None or shutil.which("redis-cli") is None:
+        needs("redis-server is not installed")
+    redis_service = _compose()["services"]["redis"]
+    command, check = redis_service["command"], redis_service["healthcheck"]["test"]
+    assert command[0] == "redis-server" and check[:2] == ["CMD", "redis-cli"]
+    port = str(free_port())
+    server = subprocess.Popen(
+        [*command, "--port", port, "--bind", "127.0.0.1", "--dir", "/tmp"],
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    )  # fmt: skip
+    try:
+        deadline = time.monotonic() + 20
+        while True:  # the health check, as compose runs it
+            done = subprocess.run(
+                [check[1], "-p", port, *check[2:]], capture_output=True, text=True, timeout=10
+            )
+            if done.stdout.strip() == "PONG":
+                break
+            assert server.poll() is None and time.monotonic() < deadline, done.stdout
+            time.sleep(0.1)
+        policy = [check[1], "-p", port, "config", "get", "maxmemory-policy"]
+        assert _run(policy, dict(os.environ)).split() == ["maxmemory-policy", "volatile-ttl"]
+    finally:
+        server.terminate()
+        server.wait(10)
+
+
+def test_the_db_services_health_check_passes_on_a_ready_server() -> None:
+    if shutil.which("pg_isready") is None:
+        needs("pg_isready is not installed")
+    check = _compose()["services"]["db"]["healthcheck"]["test"]
+    assert check[0] == "CMD-SHELL" and check[1].startswith("pg_isready ")
+    url = make_url(fresh_postgres_database("ph_db_health"))
+    where = f" -h {url.host or '127.0.0.1'} -p {url.port or 5432}"
+    assert "accepting connections" in _run(["sh", "-c", check[1] + where], dict(os.environ))
+
+
 def test_the_backup_service_dumps_and_keeps_the_newest(tmp_path: Path) -> None:
     if shutil.which("pg_dump") is None or shutil.which("pg_restore") is None:
-        pytest.skip("pg_dump is not installed")
+        needs("pg_dump is not installed")
     url = fresh_postgres_database("ph_backup_service")
     _run([sys.executable, "-m", "app.cli", "migrate"], _env(url, CERTIFIED_POOL_TARGET="0"))
     parts = make_url(url)
@@ -227,8 +325,19 @@ def test_the_backup_service_dumps_and_keeps_the_newest(tmp_path: Path) -> None:
         "BACKUP_ONCE": "1",
     }
     for _ in range(3):
-        _run(["sh", str(PROJECT_DIR / "deploy" / "backup.sh")], env)
+        (line,) = _json_lines(_run(["sh", str(PROJECT_DIR / "deploy" / "backup.sh")], env))
+        assert line["msg"] == "backup written"
     dumps = sorted(tmp_path.glob("patience-hall-*.dump"))
     assert len(dumps) == 2
+    # A failed dump says so in one JSON line, pg_dump's words inside, and leaves no file.
+    failed = subprocess.run(
+        ["sh", str(PROJECT_DIR / "deploy" / "backup.sh")],
+        env={**env, "PGDATABASE": "no_such_database_here"}, capture_output=True, text=True,
+        timeout=60,
+    )  # fmt: skip
+    assert failed.returncode != 0
+    (line,) = _json_lines(failed.stdout + failed.stderr)
+    assert line["level"] == "error" and "no_such_database_here" in line["error"]
+    assert sorted(tmp_path.glob("*")) == dumps
     listing = _run(["pg_restore", "--list", str(dumps[-1])], env)
     assert "TABLE public game" in listing and "TABLE public app_meta" in listing

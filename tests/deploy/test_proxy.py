@@ -30,7 +30,7 @@ import redis
 
 from app.config import PROJECT_DIR
 from tests.databases import fresh_postgres_database, migrate
-from tests.deploy.support import free_port, process, wait_until_up
+from tests.deploy.support import free_port, needs, process, wait_until_up
 
 REDIS_URL = os.environ.get("TEST_REDIS_URL", "redis://127.0.0.1:6379/5")
 SITE = "127.0.0.2"  # not localhost: browsers would keep Secure cookies there over plain HTTP
@@ -45,24 +45,18 @@ class Stack:
     b: str
 
 
-def _needs(reason: str) -> None:
-    if os.environ.get("CI") == "true":
-        pytest.fail(reason)
-    pytest.skip(reason)
-
-
 @pytest.fixture(scope="module")
 def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
     caddy = shutil.which("caddy")
     if caddy is None:
-        pytest.skip(
+        needs(
             "Debian's caddy is not installed and scripts/install.sh --dev could not install it "
             "(apt-get install caddy)"
         )
     try:
         redis.Redis.from_url(REDIS_URL, socket_timeout=2).ping()
     except redis.RedisError as exc:
-        _needs(f"Redis at {REDIS_URL} does not answer: {exc}")
+        needs(f"Redis at {REDIS_URL} does not answer: {exc}")
     url = fresh_postgres_database("ph_proxy")
     migrate(url)
     where = tmp_path_factory.mktemp("proxy")
@@ -144,6 +138,17 @@ def test_rate_limits_count_each_client_through_the_proxy(stack: Stack) -> None:
             )
     # Each address has its own allowance (counted once in Redis, whichever instance answered).
     assert answers == [[201] * NEW_PLAYERS_PER_CLIENT + [429]] * len(CLIENTS)
+    # A client cannot claim other addresses: Caddy replaces what it sends as X-Forwarded-For.
+    with _client("127.0.0.10") as liar:
+        spoofed = [
+            liar.post(
+                f"{stack.site}/api/players",
+                json={},
+                headers={"x-forwarded-for": f"10.9.8.{i}", "forwarded": f"for=10.9.8.{i}"},
+            ).status_code
+            for i in range(NEW_PLAYERS_PER_CLIENT + 1)
+        ]
+    assert spoofed == [201] * NEW_PLAYERS_PER_CLIENT + [429]
 
 
 def test_the_app_behind_the_proxy_sees_https(stack: Stack) -> None:

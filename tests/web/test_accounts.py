@@ -29,8 +29,11 @@ def _me(app: FastAPI, player_id: str) -> Player:
         return player
 
 
-def test_the_export_holds_the_players_data_and_nothing_of_others(api: TestClient) -> None:
+def test_the_export_holds_the_players_data_and_nothing_of_others(
+    app: FastAPI, api: TestClient
+) -> None:
     me = api.player  # type: ignore[attr-defined]
+    app.state.services.players.save_prefs(me["id"], "theme=dark")
     casual = api.post("/api/games", json={"game": "corners", "deal": 42}).json()
     assert api.post(f"/api/games/{casual['id']}/resign").status_code == 200
     rated = api.post("/api/games", json={"game": "corners"}).json()
@@ -47,6 +50,7 @@ def test_the_export_holds_the_players_data_and_nothing_of_others(api: TestClient
     data = answer.json()
     assert data["player"]["id"] == me["id"] and data["player"]["name"] == me["name"]
     assert data["player"]["has_api_token"] and not data["player"]["has_password"]
+    assert data["player"]["prefs"] == "theme=dark"
     games = {g["id"]: g for g in data["games"]}
     assert set(games) == {casual["id"], rated["id"], race["games"][me["name"]]}
     assert games[casual["id"]]["deal"] == 42 and games[casual["id"]]["status"] == "lost"
@@ -80,6 +84,7 @@ def test_deleting_through_the_api_leaves_no_personal_data(app: FastAPI, api: Tes
     api.post(f"/api/games/{finished['id']}/resign")
     room = api.post("/api/rooms", json={"game": "corners"}).json()["code"]
     app.state.services.players.set_password(me["id"], "a good password")
+    app.state.services.players.save_prefs(me["id"], "theme=dark")
 
     assert api.request("DELETE", "/api/me").status_code == 401  # the password is needed
     wrong = api.request("DELETE", "/api/me", json={"password": "not it at all"})
@@ -92,6 +97,7 @@ def test_deleting_through_the_api_leaves_no_personal_data(app: FastAPI, api: Tes
     row = _me(app, me["id"])
     assert (row.name, row.name_key) == (ghost, ghost)
     assert row.password_hash is None and row.token_hash is None and row.deleted_at is not None
+    assert row.prefs is None
     with app.state.services.sessions() as db:
         events = db.scalars(select(Event.data).where(Event.room_code == room)).all()
     assert events and not any(me["name"] in e for e in events)

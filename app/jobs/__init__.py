@@ -8,10 +8,15 @@ puts it back in the queue), so none is lost.
   ``CERTIFIED_POOL_TARGET``, a few at a time (each verdict stored at once), deferring itself
   again until it does. ``python -m app.cli migrate`` defers one per game, so a new install fills
   its pools in the background on first start, and ``ensure_pools`` looks again every 10 minutes.
+- ``analyse`` — a finished game's analysis (where it slipped, contract v3), asked for by a
+  player: the app defers it (after the viewer passed the solution's gate) and waits for the
+  stored answer a while (``Solver.analyse_later``); stored with the game when decided.
 - ``retry_stalled`` — every minute: jobs of workers that stopped sending heartbeats go back.
 
-Run a worker: ``procrastinate --app=app.jobs.jobs worker --queues=solver`` (docker-compose.yml's
-``worker`` service; scale it with ``--scale worker=N``). The queue's tables are created by
+Run a worker: ``python -m app.jobs`` (app/jobs/__main__.py; docker-compose.yml's ``worker``
+service; scale it with ``--scale worker=N``). A package with a ``__main__``, so that the job app
+is defined in ``app.jobs`` and never in ``__main__`` (procrastinate warns about that, in a line
+that is not JSON). The queue's tables are created by
 ``python -m app.cli migrate`` (``apply_schema``).
 """
 
@@ -29,6 +34,7 @@ import psycopg
 from procrastinate.exceptions import AlreadyEnqueued
 from procrastinate.jobs import JobDeferrer
 from procrastinate.tasks import configure_task
+from procrastinate.types import JSONValue
 from sqlalchemy.engine import make_url
 
 from app.bootstrap import opened
@@ -87,6 +93,23 @@ def judge(game: str, deal: int) -> str:
         verdict = judge_deal(game, deal, solver.deal_key, JUDGE_NODES, seconds)
         solver.store_judged(verdict)
         return verdict.outcome.value
+
+
+@jobs.task(name="analyse", queue=QUEUE, retry=3)
+def analyse(game_id: str, game: str, deal: int, moves: list[str]) -> bool:
+    """The analysis of a finished game, stored with it when decided (returns whether)."""
+    with _solver() as solver:
+        return solver.analyse_now(game_id, game, deal, moves)
+
+
+def defer_analyse(
+    app: procrastinate.App, game_id: str, game: str, deal: int, moves: list[str]
+) -> None:
+    """``Solver.analyse_later``: queued once per game while it waits for a worker."""
+    with suppress(AlreadyEnqueued):
+        deferrer(app, "analyse", f"analyse:{game_id}").defer(
+            game_id=game_id, game=game, deal=deal, moves=list[JSONValue](moves)
+        )
 
 
 class _TimeUp(Exception):
@@ -178,10 +201,6 @@ def main(argv: list[str] | None = None) -> None:
         wait="--one-shot" not in args,
         install_signal_handlers=True,
     )
-
-
-if __name__ == "__main__":
-    main()
 
 
 def apply_schema(database_url: str) -> bool:
