@@ -6,12 +6,13 @@ from __future__ import annotations
 from typing import Annotated
 
 from fastapi import APIRouter, Header, Path, Request
-from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt, StrictStr
+from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictStr
 
 from app.engine import MAX_DEAL, Move
 from app.services.errors import InvalidRequest
 from app.services.games import MoveOutcome
 from app.web.api.schemas import (
+    PILE_ID,
     AnalysisAnswer,
     DealAnswer,
     GameSlug,
@@ -19,6 +20,7 @@ from app.web.api.schemas import (
     HintAnswer,
     JSONBytes,
     PlayerCreated,
+    WholeNumber,
     answer,
     deal_answer,
     errors_of,
@@ -65,7 +67,7 @@ class NewGame(BaseModel):
     )
 
     game: GameSlug
-    deal: StrictInt | None = Field(
+    deal: WholeNumber | None = Field(
         default=None,
         ge=1,
         le=MAX_DEAL,
@@ -78,10 +80,10 @@ class NewGame(BaseModel):
 class MoveRequest(BaseModel):
     model_config = ConfigDict(populate_by_name=True)
 
-    from_: StrictStr = Field(alias="from", min_length=1, max_length=16)
-    to: StrictStr = Field(min_length=1, max_length=16)
-    count: StrictInt = Field(default=1, ge=1, le=1000)
-    version: StrictInt = Field(ge=0, le=MAX_VERSION)
+    from_: StrictStr = Field(alias="from", min_length=1, max_length=16, pattern=PILE_ID)
+    to: StrictStr = Field(min_length=1, max_length=16, pattern=PILE_ID)
+    count: WholeNumber = Field(default=1, ge=1, le=1000)
+    version: WholeNumber = Field(ge=0, le=MAX_VERSION)
 
 
 class VersionRequest(BaseModel):
@@ -89,7 +91,7 @@ class VersionRequest(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    version: StrictInt | None = Field(default=None, ge=0, le=MAX_VERSION)
+    version: WholeNumber | None = Field(default=None, ge=0, le=MAX_VERSION)
 
 
 IdempotencyKey = Annotated[

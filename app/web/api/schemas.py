@@ -16,10 +16,10 @@ schema). The other answers are rarer and are built as validated models.
 
 from __future__ import annotations
 
-from typing import Any, Literal, get_args
+from typing import Annotated, Any, Literal, get_args
 
 from fastapi.responses import Response
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
 from pydantic_core import to_json
 
 from app.engine import GAMES
@@ -40,6 +40,23 @@ BoardGame = Literal[
 BoardPeriod = Literal["all", "30d", "7d", ""]
 
 _RANKS = "A23456789TJQK"
+
+
+def _whole(value: Any) -> Any:
+    """JSON Schema's "integer" is any number with no fraction: 651.0 is one, 651.5, "651" and
+    true are not. Pydantic's strict int refuses the first; its lax int takes the last two."""
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    if isinstance(value, int) and not isinstance(value, bool):
+        return value
+    raise ValueError("Input should be a whole number")
+
+
+WholeNumber = Annotated[int, BeforeValidator(_whole)]
+"""An integer in a request body, as the schema says it (see :func:`_whole`)."""
+
+PILE_ID = r"^(stock|waste|[ftr][1-9][0-9]?)$"
+"""A pile id as rules.md §0 writes them; one the game does not have is still a 422."""
 
 
 class Answer(BaseModel):
