@@ -255,3 +255,78 @@ def test_the_deal_of_the_day_is_sealed_until_the_day_ends(
     assert len(opened["piles"]["stock"]["cards"]) == 42 and opened["log"] == ["stock-waste"]
     assert api.get(f"/api/games/{peek['id']}/replay", headers=scout_a).status_code == 200
     assert "sealed" not in api.get(f"/api/deals/corners/{number}").json()
+
+
+# -- the coach, the export and the lists, against a running race and the deal of the day -------
+
+
+def test_analysis_try_again_and_export_keep_a_running_race_sealed(
+    app: FastAPI, api: TestClient, scout: TestClient, race: dict[str, Any]
+) -> None:
+    code, lead, trail = race["code"], race["lead"], race["trail"]
+    host, guest, watcher = race["host"], race["guest"], race["watcher"]
+    assert api.post(f"/api/games/{lead}/moves", headers=host,
+                    json={"from": "stock", "to": "waste", "count": 1, "version": 0}
+                    ).status_code == 200  # fmt: skip
+    for auth in ({}, guest, watcher):
+        assert error_code(api.get(f"/api/games/{lead}/analysis", headers=auth), 403) == (
+            "race_in_play"
+        )
+    for auth in (guest, watcher):
+        tried = api.post(f"/api/games/{lead}/try-again", headers=auth)
+        assert error_code(tried, 403) == "race_in_play"
+        assert api.get(f"/api/games/{lead}/hint", headers=auth).status_code == 403
+    assert scout.get(f"/games/{lead}/analysis").status_code == 403
+
+    # The leader is out while the race goes on: the coach waits for the race, for them too.
+    out = api.post(f"/api/games/{lead}/resign", headers=host).json()
+    for answer in (
+        api.get(f"/api/games/{lead}/analysis", headers=host),
+        api.post(f"/api/games/{lead}/try-again", headers=host),
+    ):
+        assert error_code(answer, 403) == "deal_sealed"
+        assert "when the race on it ends" in answer.json()["error"]["message"]
+    name = out["player"]["name"]
+    for text in (
+        api.get("/api/me/export", headers=host).text,
+        api.get(f"/api/players/{name}", headers=watcher).text,
+        scout.get(f"/players/{name}").text,
+        api.get(f"/api/rooms/{code}", headers=host).text,
+        scout.get(f"/rooms/{code}").text,
+        api.get("/api/leaderboard?game=corners").text,
+    ):
+        assert str(DEAL) not in text
+    assert [g["deal"] for g in api.get("/api/me/export", headers=host).json()["games"]] == [None]
+
+    # The race ends: the coach opens.
+    assert api.post(f"/api/games/{trail}/resign", headers=guest).status_code == 200
+    assert api.get(f"/api/games/{lead}/analysis", headers=host).status_code == 200
+    assert [g["deal"] for g in api.get("/api/me/export", headers=host).json()["games"]] == [DEAL]
+
+
+def test_analysis_and_try_again_of_the_deal_of_the_day_wait_for_the_next_day(
+    app: FastAPI, api: TestClient, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    games = app.state.games
+    today = games.today()
+    number = daily.daily_deal("corners", today, app.state.settings.deal_key_bytes)
+    scout_a, scout_b = new_player(api), new_player(api)
+    peek = start_as(api, scout_a, "corners", number)
+    assert api.post(f"/api/games/{peek['id']}/resign", headers=scout_a).status_code == 200
+    finished_b = start_as(api, scout_b, "corners", number)
+    assert api.post(f"/api/games/{finished_b['id']}/resign", headers=scout_b).status_code == 200
+    for who in (scout_a, scout_b):  # the owner, and a player who has finished the deal
+        for answer in (
+            api.get(f"/api/games/{peek['id']}/analysis", headers=who),
+            api.post(f"/api/games/{peek['id']}/try-again", headers=who),
+        ):
+            assert error_code(answer, 403) == "deal_sealed"
+            assert answer.json()["error"]["opens_at"] == end_of_day(today).isoformat()
+    assert error_code(api.get(f"/api/games/{peek['id']}/analysis"), 403) in (
+        "deal_sealed",
+        "deal_not_finished",
+    )
+    tomorrow = today + timedelta(days=1)
+    monkeypatch.setattr(games, "today", lambda: tomorrow)
+    assert api.get(f"/api/games/{peek['id']}/analysis", headers=scout_a).status_code == 200
+    assert api.get(f"/api/games/{peek['id']}/analysis", headers=scout_b).status_code == 200
