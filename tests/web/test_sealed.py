@@ -132,14 +132,16 @@ DEAL = 6_202_511_250_000_017
 def race(app: FastAPI, api: TestClient, monkeypatch: pytest.MonkeyPatch) -> dict[str, Any]:
     """A Corners race of two racers on a known deal; the spectator is a third account."""
     monkeypatch.setattr(app.state.rooms, "limits", Limits(countdown_s=0))
-    monkeypatch.setattr(app.state.games, "draw_deal", lambda: DEAL)
+    # A deal of this test's own: a race another test left running seals the deal it shares.
+    deal = DEAL + secrets.randbelow(10**9)
+    monkeypatch.setattr(app.state.games, "draw_deal", lambda: deal)
     names = [f"r{secrets.token_hex(5)}" for _ in range(2)]
     host, guest = (new_player(api, n) for n in names)
     watcher = new_player(api)
     code = api.post("/api/rooms", json={"game": "corners"}, headers=host).json()["code"]
     assert api.post(f"/api/rooms/{code}/join", headers=guest).status_code == 200
     games = api.post(f"/api/rooms/{code}/start", headers=host).json()["race"]["games"]
-    return {"code": code, "host": host, "guest": guest, "watcher": watcher,
+    return {"code": code, "host": host, "guest": guest, "watcher": watcher, "deal": deal,
             "lead": games[names[0]], "trail": games[names[1]]}  # fmt: skip
 
 
@@ -150,7 +152,7 @@ def test_a_running_race_is_sealed_against_every_other_seat(
     race: dict[str, Any],
     guard: HiddenCardGuard,
 ) -> None:
-    code, lead, trail = race["code"], race["lead"], race["trail"]
+    code, lead, trail, deal = race["code"], race["lead"], race["trail"], race["deal"]
     host, guest, watcher = race["host"], race["guest"], race["watcher"]
     # The leader deals a card the trailing racer has not seen.
     dealt = api.post(f"/api/games/{lead}/moves", headers=host,
@@ -160,7 +162,7 @@ def test_a_running_race_is_sealed_against_every_other_seat(
     assert dealt.json()["deal"] is None
 
     room = api.get(f"/api/rooms/{code}", headers=watcher).json()
-    assert room["race"]["deal"] is None and str(DEAL) not in scout.get(f"/rooms/{code}").text
+    assert room["race"]["deal"] is None and str(deal) not in scout.get(f"/rooms/{code}").text
     seats: list[dict[str, str]] = [{}, guest, watcher]  # anonymous, a racer, a spectator
     for auth in seats:
         for path in ("", "/replay", "/solution"):
@@ -172,7 +174,7 @@ def test_a_running_race_is_sealed_against_every_other_seat(
     watch = scout.get(f"/rooms/{code}/watch/{lead}")
     assert watch.status_code == 200
     waste = watch.text.split('id="pile-waste"', 1)[1].split("</ol>", 1)[0]
-    assert CARD_BACK in waste and str(DEAL) not in watch.text
+    assert CARD_BACK in waste and str(deal) not in watch.text
     fragment = scout.get(f"/rooms/{code}/watch/{lead}/board").text
     assert CARD_BACK in fragment.split('id="pile-waste"', 1)[1].split("</ol>", 1)[0]
     # Once the trailing racer has dealt it too, the spectator sees it.
@@ -191,9 +193,9 @@ def test_a_running_race_is_sealed_against_every_other_seat(
 
     # The race ends: everything opens.
     assert api.post(f"/api/games/{trail}/resign", headers=guest).status_code == 200
-    assert api.get(f"/api/rooms/{code}").json()["race"]["deal"] == DEAL
+    assert api.get(f"/api/rooms/{code}").json()["race"]["deal"] == deal
     whole = api.get(f"/api/games/{lead}", headers=host).json()
-    assert whole["deal"] == DEAL and "cards" in whole["piles"]["stock"] and "log" in whole
+    assert whole["deal"] == deal and "cards" in whole["piles"]["stock"] and "log" in whole
     assert api.get(f"/api/games/{lead}/replay", headers=host).status_code == 200
     assert api.get(f"/api/games/{lead}", headers=watcher).status_code == 200
 
@@ -263,12 +265,13 @@ def test_the_deal_of_the_day_is_sealed_until_the_day_ends(
 def test_analysis_try_again_and_export_keep_a_running_race_sealed(
     app: FastAPI, api: TestClient, scout: TestClient, race: dict[str, Any]
 ) -> None:
-    code, lead, trail = race["code"], race["lead"], race["trail"]
+    code, lead, trail, deal = race["code"], race["lead"], race["trail"], race["deal"]
     host, guest, watcher = race["host"], race["guest"], race["watcher"]
     assert api.post(f"/api/games/{lead}/moves", headers=host,
                     json={"from": "stock", "to": "waste", "count": 1, "version": 0}
                     ).status_code == 200  # fmt: skip
-    for auth in ({}, guest, watcher):
+    anonymous: dict[str, str] = {}
+    for auth in (anonymous, guest, watcher):
         assert error_code(api.get(f"/api/games/{lead}/analysis", headers=auth), 403) == (
             "race_in_play"
         )
@@ -295,13 +298,13 @@ def test_analysis_try_again_and_export_keep_a_running_race_sealed(
         scout.get(f"/rooms/{code}").text,
         api.get("/api/leaderboard?game=corners").text,
     ):
-        assert str(DEAL) not in text
+        assert str(deal) not in text
     assert [g["deal"] for g in api.get("/api/me/export", headers=host).json()["games"]] == [None]
 
     # The race ends: the coach opens.
     assert api.post(f"/api/games/{trail}/resign", headers=guest).status_code == 200
     assert api.get(f"/api/games/{lead}/analysis", headers=host).status_code == 200
-    assert [g["deal"] for g in api.get("/api/me/export", headers=host).json()["games"]] == [DEAL]
+    assert [g["deal"] for g in api.get("/api/me/export", headers=host).json()["games"]] == [deal]
 
 
 def test_analysis_and_try_again_of_the_deal_of_the_day_wait_for_the_next_day(
