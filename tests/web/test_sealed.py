@@ -245,6 +245,9 @@ def test_the_deal_of_the_day_is_sealed_until_the_day_ends(
     assert scout.get(f"/games/{peek['id']}/board").status_code in (200, 204)
     player = api.get(f"/api/players/{ended['player']['name']}").json()
     assert player["recent"][0]["link"] is None  # no replay to follow while sealed
+    # Its owner is led to the board, shown as if in play, not to a replay that would be refused.
+    own = api.get(f"/api/players/{ended['player']['name']}", headers=scout_a).json()
+    assert own["recent"][0]["link"] == f"/games/{peek['id']}"
     deal_page = api.get(f"/api/deals/corners/{number}", headers=scout_a).json()
     assert deal_page["sealed"]["kind"] == "daily" and deal_page["finished"] == []
     assert "Watch the solution" not in scout.get(f"/deal/corners/{number}").text
@@ -257,6 +260,8 @@ def test_the_deal_of_the_day_is_sealed_until_the_day_ends(
     assert len(opened["piles"]["stock"]["cards"]) == 42 and opened["log"] == ["stock-waste"]
     assert api.get(f"/api/games/{peek['id']}/replay", headers=scout_a).status_code == 200
     assert "sealed" not in api.get(f"/api/deals/corners/{number}").json()
+    own = api.get(f"/api/players/{ended['player']['name']}", headers=scout_a).json()
+    assert own["recent"][0]["link"] == f"/games/{peek['id']}/replay"
 
 
 # -- the coach, the export and the lists, against a running race and the deal of the day -------
