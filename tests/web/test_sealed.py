@@ -212,6 +212,28 @@ def test_a_cookieless_watch_page_makes_no_player(
     assert players(app) == before
 
 
+def test_no_cookieless_get_makes_a_player(
+    app: FastAPI, api: TestClient, race: dict[str, Any]
+) -> None:
+    """The app's GET pages and answers, read by a browser without a cookie, on a room, a race
+    game and a player that exist (the event stream is in tests/web/test_live.py)."""
+    name = api.get("/api/me/export", headers=race["host"]).json()["player"]["name"]
+    code, lead = race["code"], race["lead"]
+    paths = ["/", "/my-games", "/account", "/rules", "/rules/corners", "/leaderboard",
+             "/deal/corners/7", "/daily/corners", f"/players/{name}", f"/rooms/{code}",
+             f"/rooms/{code}/watch/{lead}", f"/rooms/{code}/watch/{lead}/board",
+             f"/games/{lead}", f"/games/{lead}/board", f"/games/{lead}/replay",
+             f"/games/{lead}/solution", f"/games/{lead}/analysis", "/account/export",
+             f"/api/games/{lead}", f"/api/games/{lead}/replay", f"/api/games/{lead}/analysis",
+             f"/api/rooms/{code}", f"/api/players/{name}", "/api/deals/corners/7",
+             "/api/leaderboard?game=corners", "/api/daily", "/healthz"]  # fmt: skip
+    before = players(app)
+    for path in paths:
+        with TestClient(app, base_url="http://testserver") as fresh:
+            assert fresh.get(path, follow_redirects=False).status_code < 500, path
+    assert players(app) == before
+
+
 # -- the deal of the day --------------------------------------------------------------------------
 
 
