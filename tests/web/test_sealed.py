@@ -30,6 +30,7 @@ from tests.web.hidden import HiddenCardGuard
 from tests.web.support import (
     browser_post,
     error_code,
+    new_game,
     new_player,
     start_as,
     stored_deal,
@@ -360,3 +361,19 @@ def test_analysis_and_try_again_of_the_deal_of_the_day_wait_for_the_next_day(
     monkeypatch.setattr(games, "today", lambda: tomorrow)
     assert api.get(f"/api/games/{peek['id']}/analysis", headers=scout_a).status_code == 200
     assert api.get(f"/api/games/{peek['id']}/analysis", headers=scout_b).status_code == 200
+
+
+def test_my_games_offers_no_replay_of_a_sealed_deal_until_it_opens(
+    app: FastAPI, client: TestClient, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    games = app.state.games
+    today = games.today()
+    number = daily.daily_deal("corners", today, app.state.settings.deal_key_bytes)
+    game_id = new_game(client, "corners", number)
+    assert browser_post(client, f"/games/{game_id}/resign", {}).status_code == 303
+    page = client.get("/my-games").text
+    assert f'href="/games/{game_id}"' in page and f"/games/{game_id}/replay" not in page
+    tomorrow = today + timedelta(days=1)
+    monkeypatch.setattr(games, "today", lambda: tomorrow)
+    monkeypatch.setattr(app.state.deals, "today", lambda: tomorrow)
+    assert f"/games/{game_id}/replay" in client.get("/my-games").text
