@@ -52,7 +52,7 @@ SAFE_BACK = re.compile(r"/(?![/\\])[A-Za-z0-9/_.~%?=&-]*")
 
 
 def history(request: Request) -> History:
-    return History(request.app.state.sessions)
+    return History(request.app.state.sessions, request.app.state.deals.sealer)
 
 
 @router.get("/")

@@ -89,12 +89,13 @@ def leaderboard_page(
 def player_json(request: Request, name: PlayerName, viewer: ApiViewer) -> JSONBytes:
     """A player's rated record per game (and all games together), their casual games apart,
     and their recent games (``link``: what the caller may open of each)."""
-    return answer(player_answer(player_record(request.app.state.sessions, name, viewer)))
+    record = player_record(request.app.state.sessions, name, viewer, request.app.state.deals.sealer)
+    return answer(player_answer(record))
 
 
 @router.get("/players/{name}", include_in_schema=False)
 def player_page(request: Request, name: str, viewer: ViewerDep) -> Response:
-    record = player_record(request.app.state.sessions, name, viewer)
+    record = player_record(request.app.state.sessions, name, viewer, request.app.state.deals.sealer)
     races = request.app.state.rooms.results_of(record.name)
     progress: Progress = request.app.state.progress
     charts = [
