@@ -221,3 +221,25 @@ def test_readme_screenshots_of_picking_and_of_no_move_left(
         page.screenshot(path=DOCS / "no-move-left-390x844.png", animations="disabled")
     finally:
         phone.close()
+
+
+def test_the_home_cards_buttons_line_up(browser: Browser, server: Server) -> None:
+    """Issue 23: on the home page the five cards' buttons did not line up (blurbs differ). (On
+    a phone the cards stand one under another: nothing to line up.)"""
+    ctx = browser.new_context(base_url=server.url, viewport=SIZES[0])
+    try:
+        page = ctx.new_page()
+        page.goto("/")
+        cards = page.locator(".game-card")
+        rows: dict[float, list[float]] = {}
+        for i in range(cards.count()):
+            card = cards.nth(i)
+            top = card.bounding_box()
+            button = card.get_by_role("button", name="New rated game").bounding_box()
+            assert top is not None and button is not None
+            rows.setdefault(round(top["y"]), []).append(round(button["y"]))
+        assert len(rows) < cards.count()  # cards side by side
+        for tops in rows.values():
+            assert len(set(tops)) == 1, f"buttons at {tops} in one row of cards"
+    finally:
+        ctx.close()

@@ -13,6 +13,7 @@ import pytest
 from fastapi import FastAPI
 from fastapi.testclient import TestClient
 
+from app.engine import GAMES
 from app.services.rooms import Limits
 from tests.web.hidden import HiddenCardGuard
 from tests.web.support import csrf, stored_game
@@ -163,6 +164,22 @@ def test_home_lists_live_rooms(client: TestClient, rooms: Any) -> None:
     no_inline_script(home)
     assert 'id="live-now"' in home and f'href="/rooms/{code}"' in home
     assert "playing now" in home and 'action="/rooms"' in home
+
+
+def test_home_puts_an_empty_live_now_after_the_games(
+    client: TestClient, rooms: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 23: an empty "Live now" box came first; the games' actions line up in one box."""
+    with monkeypatch.context() as quiet:  # (other tests' rooms are open on this database)
+        quiet.setattr(rooms, "live", lambda limit: [])
+        home = client.get("/").text
+    assert 'id="live-now"' in home and "No rooms open right now" in home
+    assert home.index('class="game-list"') < home.index('id="live-now"')
+    assert home.count('class="card-actions"') == len(GAMES)
+    code = create_room(client, "patriarchs")
+    home = client.get("/").text
+    assert home.index('id="live-now"') < home.index('class="game-list"')
+    assert f'href="/rooms/{code}"' in home
 
 
 def test_refusals_in_the_browser(client: TestClient, rooms: Any) -> None:
