@@ -104,7 +104,8 @@ def render(request: Request, template: str, context: dict[str, Any], status: int
         "prefs": prefs_of(request),
         "themes": THEMES,
         "card_backs": CARD_BACKS,
-        "newcomer": challenge_for(request),
+        # Asked only by a full page (base.html), not by the fragments rendered here too.
+        "newcomer": lambda: challenge_for(request),
         **context,
     }
     response = templates.TemplateResponse(request, template, context, status_code=status)
