@@ -781,13 +781,19 @@ class Games:
         A racer still playing the race watches nobody (the same-deal rule)."""
         with self.sessions() as db:
             record, name = self._load(db, game_id)
-            if viewer == record.player_id or not race_running(db, record.race_id):
-                return self.get(game_id, viewer)
-            racers = db.execute(
-                select(Game.player_id, Game.status, Game.state).where(
-                    Game.race_id == record.race_id
-                )
-            ).all()
+            plain = viewer == record.player_id or not race_running(db, record.race_id)
+            racers = (
+                []
+                if plain
+                else db.execute(
+                    select(Game.player_id, Game.status, Game.state).where(
+                        Game.race_id == record.race_id
+                    )
+                ).all()
+            )
+        if plain:
+            # Outside the read above: ``get`` may write (SQLite would wait on this session).
+            return self.get(game_id, viewer)
         if any(pid == viewer and status == Status.PLAYING for pid, status, _ in racers):
             raise SameDealInPlay()
         rules = get_ruleset(record.game)

@@ -18,7 +18,7 @@ from app.services.errors import Unauthenticated
 from app.services.games import Games
 from app.services.players import Players
 from app.services.solver import Solver
-from app.web.ratelimit import limits_of
+from app.web.newcomers import admit
 
 SESSION_PLAYER = "pid"
 SESSION_VERSION = "sv"  # the player's session_version when this session was signed in
@@ -89,8 +89,9 @@ ViewerDep = Annotated[str | None, Depends(viewer_id)]
 
 
 def new_browser_player(request: Request, players: Players) -> str:
-    """A new anonymous player for this browser session (rate-limited per address)."""
-    limits_of(request).hit_address(request, limits_of(request).new_players)
+    """A new anonymous player for this browser session (rate-limited per address; past the
+    free limit, a browser that did a moment of work is let in: app/web/newcomers.py)."""
+    admit(request)
     player = players.create_anonymous()
     request.session[SESSION_PLAYER] = player.id
     request.session[SESSION_VERSION] = player.session_version

@@ -6,7 +6,19 @@ pages and their HTMX fragments are for browsers, and are left out of it.
 
 from fastapi import APIRouter
 
-from app.web import accounts, api, coach, health, live, pages, play, room_pages, rooms_api, stats
+from app.web import (
+    accounts,
+    api,
+    coach,
+    health,
+    live,
+    newcomers,
+    pages,
+    play,
+    room_pages,
+    rooms_api,
+    stats,
+)
 
 router = APIRouter()
 # A request is matched against the routes in this order: the two move paths first.
@@ -20,3 +32,4 @@ router.include_router(room_pages.router, include_in_schema=False)
 router.include_router(stats.router)
 router.include_router(coach.router, include_in_schema=False)
 router.include_router(accounts.router)
+router.include_router(newcomers.router, include_in_schema=False)

@@ -13,6 +13,7 @@ from app.config import PROJECT_DIR
 from app.engine import GAMES
 from app.web.board import layout_css
 from app.web.csrf import session_token
+from app.web.newcomers import challenge_for
 
 templates = Jinja2Templates(directory=PROJECT_DIR / "templates")
 # layout_css(rules): the table grid of a game, for every page that draws a board.
@@ -103,6 +104,8 @@ def render(request: Request, template: str, context: dict[str, Any], status: int
         "prefs": prefs_of(request),
         "themes": THEMES,
         "card_backs": CARD_BACKS,
+        # Asked only by a full page (base.html), not by the fragments rendered here too.
+        "newcomer": lambda: challenge_for(request),
         **context,
     }
     response = templates.TemplateResponse(request, template, context, status_code=status)
