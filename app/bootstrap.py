@@ -142,6 +142,7 @@ def build(
         ),
         publish=broker.publish,
     )
+    deals = Deals(sessions, key)
     return Services(
         settings=settings,
         engine=engine,
@@ -154,14 +155,15 @@ def build(
         solver=solver,
         rooms=rooms,
         feed=RoomFeed(rooms, broker),
-        deals=Deals(sessions, key),
+        deals=deals,
         progress=Progress(sessions),
         leaderboards=Leaderboards(
             sessions,
             settings.leaderboard_min_games,
             cache_seconds=settings.leaderboard_cache_seconds,
+            sealer=deals.sealer,
         ),
-        history=History(sessions),
+        history=History(sessions, deals.sealer),
         health=Health(sessions),
         jobs=jobs,
     )

@@ -77,7 +77,10 @@ class Settings(BaseSettings):
     signin_known_days: int = Field(default=30, ge=1, le=400)
     signin_proof_bits: int = Field(default=19, ge=1, le=32)  # leading zero bits of SHA-256
     signin_proof_seconds: int = Field(default=300, ge=10, le=3600)  # a challenge's lifetime
-    rate_limit_new_players: str = "30/hour;200/day"  # per address
+    rate_limit_new_players: str = "30/hour;200/day"  # per address, free
+    # Per address, past the free limit: browser newcomers that did a proof of work (a café).
+    rate_limit_new_players_proved: str = "600/hour;3000/day"
+    newcomer_proof_bits: int = Field(default=17, ge=1, le=32)  # leading zero bits of SHA-256
     rate_limit_new_games: str = "30/minute;500/day"  # per player
     rate_limit_moves: str = "20/second;600/minute"  # per player: moves, undos, resignations
     rate_limit_address: str = "6000/minute"  # per address: every limited action together

@@ -71,7 +71,6 @@ from app.services.errors import (
     InvalidRequest,
     NotFound,
     NothingToFinish,
-    RaceInPlay,
     RaceNotStarted,
     SameDealInPlay,
     ServiceError,
@@ -80,7 +79,15 @@ from app.services.errors import (
     UndoUnavailable,
 )
 from app.services.players import new_id, now
-from app.services.seal import Seal, Sealer, SealKind, race_running
+from app.services.seal import (
+    Seal,
+    Sealer,
+    SealKind,
+    check_race_read,
+    number_hidden,
+    race_running,
+    refusal,
+)
 from app.services.verdicts import deal_solution, deal_winnable
 
 MAX_IDEMPOTENCY_KEY = 100
@@ -143,10 +150,11 @@ class GameView:
         """The deal number is secret (seal.number_hidden): a rated or race game in play, or a
         finished one whose competition is still open."""
         g = self.record
-        in_play = not self.finished and (g.rated or g.race_id is not None)
-        # A casual game's number is the one its player chose: no secret to them.
-        racing = g.race_id is not None and self.seal is not None and self.seal.hides_number
-        return in_play or racing
+        # A race game in play means its race is on; a finished one asks its deal's seal.
+        racing = g.race_id is not None and (
+            not self.finished or (self.seal is not None and self.seal.hides_number)
+        )
+        return number_hidden(rated=g.rated, playing=not self.finished, race_running=racing)
 
     @property
     def deal_number(self) -> int | None:
@@ -339,8 +347,7 @@ class Games:
             record, name = self._load(db, game_id)
             if viewer == record.player_id:
                 return self._view(db, record, name)
-            if race_running(db, record.race_id):
-                raise RaceInPlay()
+            check_race_read(db, record.race_id, record.player_id, viewer)
             related = same_deal.relation(db, viewer, record.game, record.deal)
             same_deal.check_may_see(record.player_id, viewer, related)
             everything = same_deal.sees_everything(record.player_id, viewer, related)
@@ -713,16 +720,14 @@ class Games:
         """A finished game that ``viewer`` may see with every card shown (its owner, or a
         player who has finished its deal: the same-deal rule), or the refusal that says why."""
         record, name = self._load(db, game_id)
-        if viewer != record.player_id and race_running(db, record.race_id):
-            raise RaceInPlay()
+        check_race_read(db, record.race_id, record.player_id, viewer)
         related = same_deal.relation(db, viewer, record.game, record.deal)
         same_deal.check_may_see(record.player_id, viewer, related)
         if record.status == Status.PLAYING:
             raise GameInPlay(f"{what} is available once the game is over.")
         sealed = self.sealer.of(db, record.game, record.deal)
         if sealed is not None:
-            until = None if sealed.until is None else sealed.until.isoformat()
-            raise DealSealed(sealed.message, until)
+            raise refusal(sealed)
         if not same_deal.sees_everything(record.player_id, viewer, related):
             raise DealNotFinished()
         return record, name
@@ -776,13 +781,19 @@ class Games:
         A racer still playing the race watches nobody (the same-deal rule)."""
         with self.sessions() as db:
             record, name = self._load(db, game_id)
-            if viewer == record.player_id or not race_running(db, record.race_id):
-                return self.get(game_id, viewer)
-            racers = db.execute(
-                select(Game.player_id, Game.status, Game.state).where(
-                    Game.race_id == record.race_id
-                )
-            ).all()
+            plain = viewer == record.player_id or not race_running(db, record.race_id)
+            racers = (
+                []
+                if plain
+                else db.execute(
+                    select(Game.player_id, Game.status, Game.state).where(
+                        Game.race_id == record.race_id
+                    )
+                ).all()
+            )
+        if plain:
+            # Outside the read above: ``get`` may write (SQLite would wait on this session).
+            return self.get(game_id, viewer)
         if any(pid == viewer and status == Status.PLAYING for pid, status, _ in racers):
             raise SameDealInPlay()
         rules = get_ruleset(record.game)

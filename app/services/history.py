@@ -11,7 +11,7 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from app.db.models import Game
 from app.engine import Status
-from app.services.seal import RACE_RUNNING, shown_number
+from app.services.seal import RACE_RUNNING, Sealer, shown_number
 
 
 @dataclass(frozen=True, slots=True)
@@ -24,6 +24,8 @@ class PlayedGame:
     started_at: datetime | None  # the first move; None until one is made
     updated_at: datetime
     duration_ms: int | None
+    # A finished game of a sealed deal (app/services/seal.py): no replay until the seal lifts.
+    sealed: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -33,8 +35,9 @@ class MyGames:
 
 
 class History:
-    def __init__(self, sessions: sessionmaker[Session]) -> None:
+    def __init__(self, sessions: sessionmaker[Session], sealer: Sealer | None = None) -> None:
         self.sessions = sessions
+        self.sealer = sealer  # for finished games: whether their deal is sealed
 
     def in_progress(self, player_id: str, limit: int = 20) -> list[PlayedGame]:
         """The player's unfinished games, latest first, to resume from any device."""
@@ -49,14 +52,18 @@ class History:
                 self._games(db, player_id, playing=False, limit=limit),
             )
 
-    @staticmethod
-    def _games(db: Session, player_id: str, *, playing: bool, limit: int) -> list[PlayedGame]:
+    def _games(self, db: Session, player_id: str, *, playing: bool, limit: int) -> list[PlayedGame]:
         query = select(Game, RACE_RUNNING.label("race_on")).where(Game.player_id == player_id)
         if playing:
             query = query.where(Game.status == Status.PLAYING)
         else:
             query = query.where(Game.status != Status.PLAYING)
         rows = db.execute(query.order_by(Game.updated_at.desc(), Game.id).limit(limit)).all()
+        seals = (
+            {}
+            if playing or self.sealer is None
+            else self.sealer.of_many(db, {(g.game, g.deal) for g, _ in rows})
+        )
         return [
             PlayedGame(
                 g.id,
@@ -67,6 +74,7 @@ class History:
                 g.first_move_at,
                 g.updated_at,
                 g.duration_ms,
+                seals.get((g.game, g.deal)) is not None,
             )
             for g, race_on in rows
         ]

@@ -28,7 +28,7 @@ from app.services import same_deal
 from app.services.errors import InvalidRequest, NotFound
 from app.services.players import find_by_name
 from app.services.same_deal import Relation
-from app.services.seal import RACE_RUNNING, shown_number
+from app.services.seal import RACE_RUNNING, Sealer, shown_number
 from app.services.stats import wilson_lower_bound
 
 BOARD_SIZE = 100
@@ -122,6 +122,8 @@ class Leaderboards:
     min_games: int
     today: Callable[[], date] = lambda: datetime.now(UTC).date()
     cache_seconds: float = 0.0  # how long a recent period's rows are served before a refresh
+    # Finished games of a sealed deal link to their masked board, not a replay (player pages).
+    sealer: Sealer | None = None
     _cache: dict[_CacheKey, _Cached] = field(default_factory=dict, init=False, repr=False)
     _lock: threading.Lock = field(default_factory=threading.Lock, init=False, repr=False)
 
@@ -141,7 +143,7 @@ class Leaderboards:
 
     def player(self, name: str, viewer: str | None = None) -> PlayerRecord:
         """A player's record as ``viewer`` may see it (:func:`player_record`)."""
-        return player_record(self.sessions, name, viewer)
+        return player_record(self.sessions, name, viewer, self.sealer)
 
     def _all_time(self, db: Session, key: str, limit: int) -> list[Ranked]:
         # The index (game, wilson, won) hands these over already in order.
@@ -279,10 +281,14 @@ class PlayerRecord:
 
 
 def player_record(
-    sessions: sessionmaker[Session], name: str, viewer: str | None = None
+    sessions: sessionmaker[Session],
+    name: str,
+    viewer: str | None = None,
+    sealer: Sealer | None = None,
 ) -> PlayerRecord:
     """A player's rated record per game, their casual games apart, and their recent games
-    (rated from the deal, casual from their first move) as ``viewer`` may open them."""
+    (rated from the deal, casual from their first move) as ``viewer`` may open them
+    (``sealer``: a finished game of a sealed deal links to its masked board, not its replay)."""
     with sessions() as db:
         player = find_by_name(db, name)
         if player is None:
@@ -313,6 +319,10 @@ def player_record(
             if viewer == player.id
             else same_deal.relations(db, viewer, {(g.game, g.deal) for g in recent})
         )
+        finished = {
+            (g.game, g.deal) for g in recent if g.status != Status.PLAYING and g.id not in racing
+        }
+        seals = {} if sealer is None else sealer.of_many(db, finished)
     games = []
     for slug in (*GAMES, ALL_GAMES):
         s = rows.get(slug)
@@ -332,22 +342,27 @@ def player_record(
                        g.rated, g.status, g.moves, g.duration_ms,
                        g.first_move_at or g.created_at,
                        _link(g, related.get((g.game, g.deal)), own=viewer == player.id,
-                             racing=g.id in racing))
+                             racing=g.id in racing,
+                             sealed=seals.get((g.game, g.deal)) is not None))
             for g in recent
         ],
         [by_game[slug] for slug in GAMES if slug in by_game],
     )  # fmt: skip
 
 
-def _link(game: Game, related: Relation | None, *, own: bool, racing: bool) -> str | None:
+def _link(
+    game: Game, related: Relation | None, *, own: bool, racing: bool, sealed: bool = False
+) -> str | None:
     """Where the viewer may follow a game from a player page: a replay once they may see the
     whole game, the board of a game in play if it spoils nothing of theirs, else nowhere. A
     game of a race still on is its owner's alone (contract v3): only they get a link, to its
-    board."""
+    board. A finished game of a sealed deal has no replay yet (app/services/seal.py): its
+    board, shown as if in play."""
     if racing:
         return f"/games/{game.id}" if own else None
     if own or related is Relation.FINISHED:
-        return f"/games/{game.id}/replay" if game.status != Status.PLAYING else f"/games/{game.id}"
+        replayable = game.status != Status.PLAYING and not sealed
+        return f"/games/{game.id}/replay" if replayable else f"/games/{game.id}"
     if related is Relation.IN_PLAY:
         return None
     return f"/games/{game.id}" if game.status == Status.PLAYING else None

@@ -23,6 +23,7 @@ from sqlalchemy.orm import Session
 from app.db.game_rows import GameRow
 from app.db.models import Event, Game, Player, Race, Room
 from app.engine import Status, get_ruleset, loads
+from app.services.seal import shown_race_deal
 
 EVENT = cast(Table, Event.__table__)
 ROOM_KINDS = ("room", "race", "progress")
@@ -121,7 +122,7 @@ def race_json(db: Session | Connection, race: Any, racers_now: list[Racer]) -> d
         "number": race.number,
         "game": race.game,
         # Secret until the race ends (contract v3): a second account must not deal it.
-        "deal": race.deal if race.status != "running" else None,
+        "deal": shown_race_deal(race.deal, race.status),
         "starts_at": race.starts_at.isoformat(),
         "status": race.status,
         "finished_at": None if race.finished_at is None else race.finished_at.isoformat(),

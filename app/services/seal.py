@@ -32,6 +32,7 @@ from sqlalchemy.orm import Session
 from app.db.models import Game, Race
 from app.engine import Status
 from app.services import daily
+from app.services.errors import DealSealed, RaceInPlay
 
 RUNNING = "running"  # a race's status while it is on
 
@@ -90,10 +91,31 @@ def shown_number(deal: int, *, rated: bool, status: str, race_on: bool) -> int |
     return None if number_hidden(rated=rated, playing=playing, race_running=race_on) else deal
 
 
+def shown_race_deal(deal: int, status: str) -> int | None:
+    """A race's deal number as the room, its pages and its events may show it: None while the
+    race is on (a second account must not deal it)."""
+    return None if status == RUNNING else deal
+
+
 def race_running(db: Session | Connection, race_id: int | None) -> bool:
     if race_id is None:
         return False
     return db.scalar(select(Race.status).where(Race.id == race_id)) == RUNNING
+
+
+def check_race_read(
+    db: Session | Connection, race_id: int | None, owner: str, viewer: str | None
+) -> None:
+    """A game of a running race is its owner's alone: anyone else (any account, anonymous, a
+    racer or not) is refused ``race_in_play``; spectators watch it through
+    :meth:`Games.spectate`, which shows only what every racer has seen."""
+    if viewer != owner and race_running(db, race_id):
+        raise RaceInPlay()
+
+
+def refusal(seal: Seal) -> DealSealed:
+    """The ``403 deal_sealed`` for what a seal withholds, naming when it opens."""
+    return DealSealed(seal.message, None if seal.until is None else seal.until.isoformat())
 
 
 @dataclass(frozen=True)

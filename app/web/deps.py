@@ -25,9 +25,9 @@ from app.services.players import Players
 from app.services.progress import Progress
 from app.services.rooms import Rooms
 from app.services.solver import Solver
+from app.web.http.newcomers import admit
 from app.web.http.ratelimit import RateLimits
 from app.web.http.signin_guard import SignInGuard
-from app.web.state import limits_of
 
 SESSION_PLAYER = "pid"
 SESSION_VERSION = "sv"  # the player's session_version when this session was signed in
@@ -107,8 +107,9 @@ ViewerDep = Annotated[str | None, Depends(viewer_id)]
 
 
 def new_browser_player(request: Request, players: Players) -> str:
-    """A new anonymous player for this browser session (rate-limited per address)."""
-    limits_of(request).hit_address(request, limits_of(request).new_players)
+    """A new anonymous player for this browser session (rate-limited per address; past the
+    free limit, a browser that did a moment of work is let in: app/web/http/newcomers.py)."""
+    admit(request)
     player = players.create_anonymous()
     request.session[SESSION_PLAYER] = player.id
     request.session[SESSION_VERSION] = player.session_version

@@ -7,7 +7,7 @@ pages and their HTMX fragments are for browsers, and are left out of it.
 from fastapi import APIRouter
 
 from app.web import api, pages
-from app.web.http import health
+from app.web.http import health, newcomers
 
 router = APIRouter()
 # A request is matched against the routes in this order: the two move paths first.
@@ -23,3 +23,4 @@ router.include_router(pages.stats.router, include_in_schema=False)
 router.include_router(pages.coach.router, include_in_schema=False)
 router.include_router(api.accounts.router)
 router.include_router(pages.accounts.router, include_in_schema=False)
+router.include_router(newcomers.router, include_in_schema=False)

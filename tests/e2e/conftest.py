@@ -14,6 +14,7 @@ import sys
 import time
 import urllib.request
 from collections.abc import Generator, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -74,7 +75,14 @@ def _wait_until_up(url: str, proc: subprocess.Popen[bytes], log: Path) -> None:
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
     if sync_playwright is None or not Path(CHROMIUM).exists():
         pytest.skip("the end-to-end tests need the playwright package and Chromium")
-    where = tmp_path_factory.mktemp("e2e")
+    with serve(tmp_path_factory.mktemp("e2e")) as running:
+        yield running
+
+
+@contextmanager
+def serve(where: Path, **settings: str) -> Iterator[Server]:
+    """A server on a fresh database in ``where``; ``settings``: environment variables that
+    differ from the suite's (a test about a limit sets it)."""
     database = where / "e2e.db"
     url = f"sqlite:///{database}"
     migrate(url)
@@ -100,6 +108,7 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
         # Those limits are tested on their own (tests/web/test_limits.py, test_faults.py).
         "QUEUE_TIMEOUT_MS": "10000",
         "DB_LOCK_TIMEOUT_MS": "10000",
+        **settings,
     }
     log = where / "server.log"
     with log.open("wb") as out:

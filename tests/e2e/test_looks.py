@@ -12,10 +12,11 @@ import pytest
 from playwright.sync_api import Browser, Page, ViewportSize, expect
 
 from app.config import PROJECT_DIR
-from app.engine import Move
+from app.engine import GAMES, Move
 from tests.e2e.axe import assert_clean_in_both_themes
 from tests.e2e.conftest import Server
-from tests.e2e.helpers import click_move, open_deal, version, wait_version
+from tests.e2e.helpers import click_move, game_json, open_deal, version, wait_version
+from tests.e2e.test_flows import _castles_end_one_card_from_winning, _set_state
 from tests.e2e.test_play import PLANS
 
 pytestmark = pytest.mark.e2e
@@ -115,6 +116,20 @@ def test_every_page_is_axe_clean_in_both_themes(
         page.once("dialog", lambda dialog: dialog.accept())
         page.get_by_role("button", name="Resign").click()
         expect(page.locator("#game-status")).to_have_class(re.compile("lost"))
+        # A rated win (put one card from the end): its summary, then every chart there is.
+        page.goto("/")
+        page.locator(".game-card", has_text="Castle's End").get_by_role(
+            "button", name="New rated game"
+        ).click()
+        page.wait_for_selector("#game-status")
+        won_id = page.url.rsplit("/", 1)[1]
+        _set_state(server, won_id, _castles_end_one_card_from_winning())
+        page.reload()
+        page.locator("#pile-t1 > li").last.click()
+        page.locator("#pile-f4").click()
+        expect(page.locator("#summary-title")).to_have_text("You won!")
+        assert_clean_in_both_themes(page, "a won board with its summary")
+        won_deal = game_json(page, won_id)["deal"]
         pages = [
             "/",
             "/my-games",
@@ -122,17 +137,28 @@ def test_every_page_is_axe_clean_in_both_themes(
             "/leaderboard?game=corners",
             "/account",
             f"/players/{name}",
-            "/deal/corners/3",
+            "/deal/corners/3",  # finished by this player: its games
+            f"/deal/castles-end/{won_deal}",  # and a won one: the chart of moves per win
             f"/games/{game_id}/replay",
-            "/rules/corners",
+            f"/games/{game_id}/analysis",
             "/rules",
+            *(f"/rules/{slug}" for slug in GAMES),
             "/deal/corners/0",  # a 404 page
         ]
         for path in pages:
             page.goto(path)
             assert_clean_in_both_themes(page, path)
             if path.startswith("/players/"):
-                expect(page.locator("svg.chart")).to_have_count(1)  # no win: no runs, no moves
+                # Corners, lost: its win rate; Castle's End, won: win rate, runs, moves.
+                expect(page.locator("svg.chart")).to_have_count(4)
+            if path.startswith("/deal/castles-end/"):
+                expect(page.locator("svg.chart")).to_have_count(1)
+        # The other tables in play, each with its first-visit guide (wide ones scroll on a
+        # phone: the scrolling table must be reachable by keyboard).
+        for slug in GAMES:
+            if slug != "corners":
+                open_deal(page, slug, 2)
+                assert_clean_in_both_themes(page, f"a {slug} board in play")
         page.goto("/")
         page.locator(".game-card", has_text="Patriarchs").get_by_role(
             "button", name="Race friends (new room)"
@@ -221,3 +247,25 @@ def test_readme_screenshots_of_picking_and_of_no_move_left(
         page.screenshot(path=DOCS / "no-move-left-390x844.png", animations="disabled")
     finally:
         phone.close()
+
+
+def test_the_home_cards_buttons_line_up(browser: Browser, server: Server) -> None:
+    """Issue 23: on the home page the five cards' buttons did not line up (blurbs differ). (On
+    a phone the cards stand one under another: nothing to line up.)"""
+    ctx = browser.new_context(base_url=server.url, viewport=SIZES[0])
+    try:
+        page = ctx.new_page()
+        page.goto("/")
+        cards = page.locator(".game-card")
+        rows: dict[float, list[float]] = {}
+        for i in range(cards.count()):
+            card = cards.nth(i)
+            top = card.bounding_box()
+            button = card.get_by_role("button", name="New rated game").bounding_box()
+            assert top is not None and button is not None
+            rows.setdefault(round(top["y"]), []).append(round(button["y"]))
+        assert len(rows) < cards.count()  # cards side by side
+        for tops in rows.values():
+            assert len(set(tops)) == 1, f"buttons at {tops} in one row of cards"
+    finally:
+        ctx.close()

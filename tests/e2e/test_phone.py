@@ -87,6 +87,31 @@ def test_a_finger_drags_the_waste_card_to_a_foundation(phone: BrowserContext, sl
     assert version(page) == 3 and page.url == url
 
 
+def test_a_swipe_on_the_felt_scrolls_the_table_and_back_shows_the_board_as_it_is(
+    phone: BrowserContext,
+) -> None:
+    page = phone.new_page()
+    open_deal(page, "quadrangle", 16)
+    url = page.url
+    wrap = page.locator(".board-wrap")
+    assert wrap.evaluate("e => e.scrollWidth > e.clientWidth"), "the big table fits: no test"
+    assert wrap.evaluate("e => e.scrollLeft") == 0
+    # The free felt between the waste and the first foundation: no card there.
+    waste = page.locator("#pile-waste").bounding_box()
+    assert waste is not None
+    start = (waste["x"] + waste["width"] + 12, waste["y"] + waste["height"] / 2)
+    touch_drag(phone.new_cdp_session(page), start, (start[0] - 200, start[1]))
+    page.wait_for_function("() => document.querySelector('.board-wrap').scrollLeft > 50")
+    assert version(page) == 0 and page.url == url
+    # A move, another page, then Back: the board as it is now, not as first loaded.
+    page.locator("#pile-stock").tap()
+    wait_version(page, 1)
+    page.goto("/rules")
+    page.go_back()
+    page.wait_for_selector("#game-status")
+    assert page.url == url and version(page) == 1
+
+
 FITS = "() => document.documentElement.scrollWidth <= document.documentElement.clientWidth"
 
 

@@ -70,3 +70,19 @@ def test_the_charts_say_their_facts_in_words() -> None:
     assert hist.text == "3 wins by moves — 10 moves: 2; 12 moves: 1."
     assert '<title id="m-t">' in hist.svg and '<desc id="m-d">' in hist.svg
     assert win_rate_chart("x", []).svg == ""
+
+
+def test_a_win_is_summed_up_against_the_deals_records_and_the_players_own(
+    app: FastAPI, client: TestClient
+) -> None:
+    """The win summary (issue 23): moves and time, and one's own average (the deal's records:
+    tests/e2e/test_flows.py, on a win played through the interface)."""
+    ids = _rated_games(client, 3)
+    for game_id, moves in zip(ids, (80, 100, 70), strict=True):
+        _win(app, game_id, moves)
+    html = client.get(f"/games/{ids[2]}").text
+    assert "You won!" in html and "70 moves in " in html
+    assert "Your other 2 wins of Corners took 90 moves" in html
+    # Someone else looking at the won game sees no comparison made for its player.
+    with TestClient(app, base_url="http://testserver") as other:
+        assert "Your other 2 wins" not in other.get(f"/games/{ids[2]}").text

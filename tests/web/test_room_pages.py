@@ -13,6 +13,7 @@ import pytest
 from fastapi import FastAPI
 from fastapi.testclient import TestClient
 
+from app.engine import GAMES
 from app.services.rooms import Limits
 from tests.web.hidden import HiddenCardGuard
 from tests.web.support import csrf, stored_game
@@ -165,6 +166,22 @@ def test_home_lists_live_rooms(client: TestClient, rooms: Any) -> None:
     assert "playing now" in home and 'action="/rooms"' in home
 
 
+def test_home_puts_an_empty_live_now_after_the_games(
+    client: TestClient, rooms: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 23: an empty "Live now" box came first; the games' actions line up in one box."""
+    with monkeypatch.context() as quiet:  # (other tests' rooms are open on this database)
+        quiet.setattr(rooms, "live", lambda limit: [])
+        home = client.get("/").text
+    assert 'id="live-now"' in home and "No rooms open right now" in home
+    assert home.index('class="game-list"') < home.index('id="live-now"')
+    assert home.count('class="card-actions"') == len(GAMES)
+    code = create_room(client, "patriarchs")
+    home = client.get("/").text
+    assert home.index('id="live-now"') < home.index('class="game-list"')
+    assert f'href="/rooms/{code}"' in home
+
+
 def test_refusals_in_the_browser(client: TestClient, rooms: Any) -> None:
     assert client.get("/rooms/NOSUCH").status_code == 404
     assert form(client, "/rooms/find", {"code": "nope"}).status_code == 422
@@ -180,3 +197,45 @@ def test_refusals_in_the_browser(client: TestClient, rooms: Any) -> None:
         refused = stranger.post(f"/rooms/{code}/join", follow_redirects=False)
         assert refused.status_code == 403
     assert len(client.get(f"/api/rooms/{code}").json()["players"]) == 1
+
+
+def test_a_watched_board_outlives_a_rematch_and_the_room_and_a_closed_room_offers_a_next_step(
+    client: TestClient, app: FastAPI, guard: HiddenCardGuard, rooms: Any
+) -> None:
+    """Issue 23: the spectator's page asked for its board after a rematch or after the room
+    closed and got 404s; it was offered to play "this deal again" though it never played it;
+    a closed room left its visitors with nothing to do."""
+    code = create_room(client, "quadrangle")
+    with browser(app, guard) as guest, browser(app, guard) as spectator:
+        assert form(guest, f"/rooms/{code}/join").status_code == 303
+        assert form(client, f"/rooms/{code}/start").status_code == 303
+        first = client.get(f"/api/rooms/{code}").json()["race"]["games"][name_of(client)]
+        theirs = client.get(f"/api/rooms/{code}").json()["race"]["games"][name_of(guest)]
+        watch, board = f"/rooms/{code}/watch/{first}", f"/rooms/{code}/watch/{first}/board"
+        assert spectator.get(watch).status_code == 200
+        assert form(client, f"/games/{first}/resign").status_code == 303
+        assert form(guest, f"/games/{theirs}/resign").status_code == 303
+        # The race is over: a spectator is offered the deal, not to play it "again".
+        ended = spectator.get(watch).text
+        assert "Play this deal again" not in ended and "Play this deal <small>" in ended
+        assert "Play this deal again" in client.get(f"/games/{first}").text
+        # A rematch: the page still open on the first race's board keeps working.
+        assert form(client, f"/rooms/{code}/start").status_code == 303
+        second = client.get(f"/api/rooms/{code}").json()["race"]["games"][name_of(client)]
+        assert second != first
+        assert spectator.get(watch).status_code == 200
+        assert spectator.get(board).status_code == 200
+        # Everyone leaves: the room closes, the watched board is still there to look at.
+        assert form(client, f"/rooms/{code}/leave").status_code == 303
+        assert form(guest, f"/rooms/{code}/leave").status_code == 303
+        assert client.get(f"/api/rooms/{code}").json()["status"] == "closed"
+        assert spectator.get(board).status_code == 200
+        assert spectator.get(watch).status_code == 200
+        # The closed room says so and offers the next step.
+        closed = spectator.get(f"/rooms/{code}").text
+        assert "This room has closed." in closed
+        assert 'action="/rooms"' in closed and "Open a new room (Quadrangle)" in closed
+        assert "Join this room" not in closed
+        # A game of another room's race is still no game of this room.
+        other = create_room(spectator, "corners")
+        assert spectator.get(f"/rooms/{other}/watch/{first}").status_code == 404

@@ -30,6 +30,7 @@ from tests.web.hidden import HiddenCardGuard
 from tests.web.support import (
     browser_post,
     error_code,
+    new_game,
     new_player,
     start_as,
     stored_deal,
@@ -132,14 +133,16 @@ DEAL = 6_202_511_250_000_017
 def race(app: FastAPI, api: TestClient, monkeypatch: pytest.MonkeyPatch) -> dict[str, Any]:
     """A Corners race of two racers on a known deal; the spectator is a third account."""
     monkeypatch.setattr(app.state.services.rooms, "limits", Limits(countdown_s=0))
-    monkeypatch.setattr(app.state.services.games, "draw_deal", lambda: DEAL)
+    # A deal of this test's own: a race another test left running seals the deal it shares.
+    deal = DEAL + secrets.randbelow(10**9)
+    monkeypatch.setattr(app.state.services.games, "draw_deal", lambda: deal)
     names = [f"r{secrets.token_hex(5)}" for _ in range(2)]
     host, guest = (new_player(api, n) for n in names)
     watcher = new_player(api)
     code = api.post("/api/rooms", json={"game": "corners"}, headers=host).json()["code"]
     assert api.post(f"/api/rooms/{code}/join", headers=guest).status_code == 200
     games = api.post(f"/api/rooms/{code}/start", headers=host).json()["race"]["games"]
-    return {"code": code, "host": host, "guest": guest, "watcher": watcher,
+    return {"code": code, "host": host, "guest": guest, "watcher": watcher, "deal": deal,
             "lead": games[names[0]], "trail": games[names[1]]}  # fmt: skip
 
 
@@ -150,7 +153,7 @@ def test_a_running_race_is_sealed_against_every_other_seat(
     race: dict[str, Any],
     guard: HiddenCardGuard,
 ) -> None:
-    code, lead, trail = race["code"], race["lead"], race["trail"]
+    code, lead, trail, deal = race["code"], race["lead"], race["trail"], race["deal"]
     host, guest, watcher = race["host"], race["guest"], race["watcher"]
     # The leader deals a card the trailing racer has not seen.
     dealt = api.post(f"/api/games/{lead}/moves", headers=host,
@@ -160,7 +163,7 @@ def test_a_running_race_is_sealed_against_every_other_seat(
     assert dealt.json()["deal"] is None
 
     room = api.get(f"/api/rooms/{code}", headers=watcher).json()
-    assert room["race"]["deal"] is None and str(DEAL) not in scout.get(f"/rooms/{code}").text
+    assert room["race"]["deal"] is None and str(deal) not in scout.get(f"/rooms/{code}").text
     seats: list[dict[str, str]] = [{}, guest, watcher]  # anonymous, a racer, a spectator
     for auth in seats:
         for path in ("", "/replay", "/solution"):
@@ -172,7 +175,7 @@ def test_a_running_race_is_sealed_against_every_other_seat(
     watch = scout.get(f"/rooms/{code}/watch/{lead}")
     assert watch.status_code == 200
     waste = watch.text.split('id="pile-waste"', 1)[1].split("</ol>", 1)[0]
-    assert CARD_BACK in waste and str(DEAL) not in watch.text
+    assert CARD_BACK in waste and str(deal) not in watch.text
     fragment = scout.get(f"/rooms/{code}/watch/{lead}/board").text
     assert CARD_BACK in fragment.split('id="pile-waste"', 1)[1].split("</ol>", 1)[0]
     # Once the trailing racer has dealt it too, the spectator sees it.
@@ -191,9 +194,9 @@ def test_a_running_race_is_sealed_against_every_other_seat(
 
     # The race ends: everything opens.
     assert api.post(f"/api/games/{trail}/resign", headers=guest).status_code == 200
-    assert api.get(f"/api/rooms/{code}").json()["race"]["deal"] == DEAL
+    assert api.get(f"/api/rooms/{code}").json()["race"]["deal"] == deal
     whole = api.get(f"/api/games/{lead}", headers=host).json()
-    assert whole["deal"] == DEAL and "cards" in whole["piles"]["stock"] and "log" in whole
+    assert whole["deal"] == deal and "cards" in whole["piles"]["stock"] and "log" in whole
     assert api.get(f"/api/games/{lead}/replay", headers=host).status_code == 200
     assert api.get(f"/api/games/{lead}", headers=watcher).status_code == 200
 
@@ -207,6 +210,28 @@ def test_a_cookieless_watch_page_makes_no_player(
         assert fresh.get(f"/rooms/{race['code']}/watch/{race['lead']}/board").status_code == 200
         assert fresh.get(f"/games/{race['trail']}/board").status_code == 403
         assert fresh.get(f"/rooms/{race['code']}").status_code == 200
+    assert players(app) == before
+
+
+def test_no_cookieless_get_makes_a_player(
+    app: FastAPI, api: TestClient, race: dict[str, Any]
+) -> None:
+    """The app's GET pages and answers, read by a browser without a cookie, on a room, a race
+    game and a player that exist (the event stream is in tests/web/test_live.py)."""
+    name = api.get("/api/me/export", headers=race["host"]).json()["player"]["name"]
+    code, lead = race["code"], race["lead"]
+    paths = ["/", "/my-games", "/account", "/rules", "/rules/corners", "/leaderboard",
+             "/deal/corners/7", "/daily/corners", f"/players/{name}", f"/rooms/{code}",
+             f"/rooms/{code}/watch/{lead}", f"/rooms/{code}/watch/{lead}/board",
+             f"/games/{lead}", f"/games/{lead}/board", f"/games/{lead}/replay",
+             f"/games/{lead}/solution", f"/games/{lead}/analysis", "/account/export",
+             f"/api/games/{lead}", f"/api/games/{lead}/replay", f"/api/games/{lead}/analysis",
+             f"/api/rooms/{code}", f"/api/players/{name}", "/api/deals/corners/7",
+             "/api/leaderboard?game=corners", "/api/daily", "/healthz"]  # fmt: skip
+    before = players(app)
+    for path in paths:
+        with TestClient(app, base_url="http://testserver") as fresh:
+            assert fresh.get(path, follow_redirects=False).status_code < 500, path
     assert players(app) == before
 
 
@@ -243,6 +268,9 @@ def test_the_deal_of_the_day_is_sealed_until_the_day_ends(
     assert scout.get(f"/games/{peek['id']}/board").status_code in (200, 204)
     player = api.get(f"/api/players/{ended['player']['name']}").json()
     assert player["recent"][0]["link"] is None  # no replay to follow while sealed
+    # Its owner is led to the board, shown as if in play, not to a replay that would be refused.
+    own = api.get(f"/api/players/{ended['player']['name']}", headers=scout_a).json()
+    assert own["recent"][0]["link"] == f"/games/{peek['id']}"
     deal_page = api.get(f"/api/deals/corners/{number}", headers=scout_a).json()
     assert deal_page["sealed"]["kind"] == "daily" and deal_page["finished"] == []
     assert "Watch the solution" not in scout.get(f"/deal/corners/{number}").text
@@ -255,3 +283,97 @@ def test_the_deal_of_the_day_is_sealed_until_the_day_ends(
     assert len(opened["piles"]["stock"]["cards"]) == 42 and opened["log"] == ["stock-waste"]
     assert api.get(f"/api/games/{peek['id']}/replay", headers=scout_a).status_code == 200
     assert "sealed" not in api.get(f"/api/deals/corners/{number}").json()
+    own = api.get(f"/api/players/{ended['player']['name']}", headers=scout_a).json()
+    assert own["recent"][0]["link"] == f"/games/{peek['id']}/replay"
+
+
+# -- the coach, the export and the lists, against a running race and the deal of the day -------
+
+
+def test_analysis_try_again_and_export_keep_a_running_race_sealed(
+    app: FastAPI, api: TestClient, scout: TestClient, race: dict[str, Any]
+) -> None:
+    code, lead, trail, deal = race["code"], race["lead"], race["trail"], race["deal"]
+    host, guest, watcher = race["host"], race["guest"], race["watcher"]
+    assert api.post(f"/api/games/{lead}/moves", headers=host,
+                    json={"from": "stock", "to": "waste", "count": 1, "version": 0}
+                    ).status_code == 200  # fmt: skip
+    anonymous: dict[str, str] = {}
+    for auth in (anonymous, guest, watcher):
+        assert error_code(api.get(f"/api/games/{lead}/analysis", headers=auth), 403) == (
+            "race_in_play"
+        )
+    for auth in (guest, watcher):
+        tried = api.post(f"/api/games/{lead}/try-again", headers=auth)
+        assert error_code(tried, 403) == "race_in_play"
+        assert api.get(f"/api/games/{lead}/hint", headers=auth).status_code == 403
+    assert scout.get(f"/games/{lead}/analysis").status_code == 403
+
+    # The leader is out while the race goes on: the coach waits for the race, for them too.
+    out = api.post(f"/api/games/{lead}/resign", headers=host).json()
+    for answer in (
+        api.get(f"/api/games/{lead}/analysis", headers=host),
+        api.post(f"/api/games/{lead}/try-again", headers=host),
+    ):
+        assert error_code(answer, 403) == "deal_sealed"
+        assert "when the race on it ends" in answer.json()["error"]["message"]
+    name = out["player"]["name"]
+    for text in (
+        api.get("/api/me/export", headers=host).text,
+        api.get(f"/api/players/{name}", headers=watcher).text,
+        scout.get(f"/players/{name}").text,
+        api.get(f"/api/rooms/{code}", headers=host).text,
+        scout.get(f"/rooms/{code}").text,
+        api.get("/api/leaderboard?game=corners").text,
+    ):
+        assert str(deal) not in text
+    assert [g["deal"] for g in api.get("/api/me/export", headers=host).json()["games"]] == [None]
+
+    # The race ends: the coach opens.
+    assert api.post(f"/api/games/{trail}/resign", headers=guest).status_code == 200
+    assert api.get(f"/api/games/{lead}/analysis", headers=host).status_code == 200
+    assert [g["deal"] for g in api.get("/api/me/export", headers=host).json()["games"]] == [deal]
+
+
+def test_analysis_and_try_again_of_the_deal_of_the_day_wait_for_the_next_day(
+    app: FastAPI, api: TestClient, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    games = app.state.services.games
+    today = games.today()
+    number = daily.daily_deal("corners", today, app.state.settings.deal_key_bytes)
+    scout_a, scout_b = new_player(api), new_player(api)
+    peek = start_as(api, scout_a, "corners", number)
+    assert api.post(f"/api/games/{peek['id']}/resign", headers=scout_a).status_code == 200
+    finished_b = start_as(api, scout_b, "corners", number)
+    assert api.post(f"/api/games/{finished_b['id']}/resign", headers=scout_b).status_code == 200
+    for who in (scout_a, scout_b):  # the owner, and a player who has finished the deal
+        for answer in (
+            api.get(f"/api/games/{peek['id']}/analysis", headers=who),
+            api.post(f"/api/games/{peek['id']}/try-again", headers=who),
+        ):
+            assert error_code(answer, 403) == "deal_sealed"
+            assert answer.json()["error"]["opens_at"] == end_of_day(today).isoformat()
+    assert error_code(api.get(f"/api/games/{peek['id']}/analysis"), 403) in (
+        "deal_sealed",
+        "deal_not_finished",
+    )
+    tomorrow = today + timedelta(days=1)
+    monkeypatch.setattr(games, "today", lambda: tomorrow)
+    assert api.get(f"/api/games/{peek['id']}/analysis", headers=scout_a).status_code == 200
+    assert api.get(f"/api/games/{peek['id']}/analysis", headers=scout_b).status_code == 200
+
+
+def test_my_games_offers_no_replay_of_a_sealed_deal_until_it_opens(
+    app: FastAPI, client: TestClient, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    games = app.state.services.games
+    today = games.today()
+    number = daily.daily_deal("corners", today, app.state.settings.deal_key_bytes)
+    game_id = new_game(client, "corners", number)
+    assert browser_post(client, f"/games/{game_id}/resign", {}).status_code == 303
+    page = client.get("/my-games").text
+    assert f'href="/games/{game_id}"' in page and f"/games/{game_id}/replay" not in page
+    tomorrow = today + timedelta(days=1)
+    monkeypatch.setattr(games, "today", lambda: tomorrow)
+    monkeypatch.setattr(app.state.services.deals, "today", lambda: tomorrow)
+    assert f"/games/{game_id}/replay" in client.get("/my-games").text

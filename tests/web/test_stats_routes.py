@@ -76,6 +76,9 @@ def test_leaderboard_filters(client: TestClient, query: str, game: str | None, p
     page = client.get(f"/leaderboard?{query}")
     assert page.status_code == 200
     assert "Wilson score interval" in page.text
+    # Rated games count from the deal (contract v2), as the page says (issue 23).
+    assert "each from the moment it is dealt" in page.text
+    assert "first move" not in page.text
 
 
 @pytest.mark.parametrize("query", ["period=1y", "period=", "game=solitaire", "game=CORNERS"])

@@ -94,6 +94,11 @@ class RateLimits:
             settings.rate_limit_new_players,
             "Too many new players from this address; wait and try again.",
         )
+        self.new_players_proved = _rule(
+            "players-proved",
+            settings.rate_limit_new_players_proved,
+            "Too many new players from this address; wait and try again.",
+        )
         self.new_games = _rule(
             "games", settings.rate_limit_new_games, "Too many new games; wait and try again."
         )

@@ -12,6 +12,7 @@ from starlette.responses import Response
 from app.config import PROJECT_DIR
 from app.engine import GAMES
 from app.web.http.csrf import session_token
+from app.web.http.newcomers import challenge_for
 from app.web.pages.board import layout_css
 from app.web.state import settings_of
 
@@ -104,6 +105,8 @@ def render(request: Request, template: str, context: dict[str, Any], status: int
         "prefs": prefs_of(request),
         "themes": THEMES,
         "card_backs": CARD_BACKS,
+        # Asked only by a full page (base.html), not by the fragments rendered here too.
+        "newcomer": lambda: challenge_for(request),
         **context,
     }
     response = templates.TemplateResponse(request, template, context, status_code=status)
