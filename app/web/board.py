@@ -200,25 +200,21 @@ def clock_text(seconds: int) -> str:
     return _CLOCK_FIELD.sub(lambda m: fields[m.group()], pattern)
 
 
-def moves_data(moves: Sequence[Move], traps: Sequence[Move] = ()) -> Markup:
-    """The legal moves as the board's script reads them: ``[from, to, count]`` each, with a
-    fourth item ``1`` for a trap (a move after which no legal move is left). JSON safe for a
-    single-quoted attribute, so the page never parses the engine's notation."""
+def moves_data(view: GameView, traps: Sequence[Move] = ()) -> Markup:
+    """The legal moves as the board's script reads them: ``[from, to, count]`` each, so that the
+    page never parses the engine's notation. A fourth item says more: ``"deal"`` for what the
+    Deal button (or a tap on the stock) does now, a deal or the redeal as the service decides
+    it (``Ruleset.deal_move``; the page sends "deal" and uses this only to slide the cards and
+    to take the waste dropped on the stock for the Deal button); ``"trap"`` for a move after
+    which no legal move is left (asked about first). JSON safe in a single-quoted attribute."""
     trapped = set(traps)
-    data = [[m.source, m.target, m.count, *([1] if m in trapped else [])] for m in moves]
+    legal = view.legal_moves
+    deal = view.rules.deal_move(view.state) if legal else None
+    data: list[list[str | int]] = []
+    for m in legal:
+        note = ["deal"] if m == deal else ["trap"] if m in trapped else []
+        data.append([m.source, m.target, m.count, *note])
     return htmlsafe_json_dumps(data, separators=(",", ":"))
-
-
-def deal_data(view: GameView) -> Markup | None:
-    """What the Deal button (or a tap on the stock) does now, as ``[from, to, count]``: a deal
-    from the stock, or the redeal (the waste turned over), as the service decides it
-    (``Ruleset.deal_move``); None when that is not legal now. The page sends "deal" and the
-    server decides again; the page uses this only to slide the cards and to take a drop of the
-    waste on the stock for the Deal button."""
-    move = view.rules.deal_move(view.state)
-    if move not in view.legal_moves:
-        return None
-    return htmlsafe_json_dumps([move.source, move.target, move.count], separators=(",", ":"))
 
 
 def status_context(
@@ -301,8 +297,7 @@ def status_context(
         "redeals_left": redeals,
         "base_rank": base,
         "legal_moves": [str(m) for m in view.legal_moves],
-        "moves_data": moves_data(view.legal_moves, traps),
-        "deal_data": deal_data(view),
+        "moves_data": moves_data(view, traps),
         "stuck": stuck,
         "can_finish": bool(finish),
         "facts": facts,

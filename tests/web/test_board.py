@@ -488,3 +488,31 @@ def test_a_watcher_gets_the_board_only_when_it_changed(client: TestClient, api: 
     api.post(f"/api/games/{game['id']}/resign", json={"version": 1})
     ended = client.get(f"{url}?version=1", headers=HX)
     assert ended.status_code == 200 and "every 4s" not in ended.text
+
+
+def _deal_move(html: str) -> list[Any] | None:
+    """What the status says the Deal button does now (the legal move marked "deal")."""
+    moves = json.loads(html.split("data-moves='", 1)[1].split("'", 1)[0])
+    marked = [m[:3] for m in moves if m[3:] == ["deal"]]
+    assert len(marked) <= 1, marked
+    return marked[0] if marked else None
+
+
+def test_the_status_says_what_the_deal_button_does(client: TestClient) -> None:
+    """A deal while the stock lasts, then the redeal of the whole waste: the service's choice,
+    sent with the legal moves, so the page never decides it (it sends "deal")."""
+    game_id = new_game(client, "corners", 5)
+    assert _deal_move(client.get(f"/games/{game_id}").text) == ["stock", "waste", 1]
+    answer = None
+    for version in range(60):
+        answer = post(client, f"/games/{game_id}/moves", {"move": "deal", "version": str(version)})
+        assert answer.status_code == 200, answer.text
+        if _deal_move(answer.text) != ["stock", "waste", 1]:
+            break
+    assert answer is not None
+    waste = re.search(r'id="pile-waste"[^>]*data-count="(\d+)"', answer.text)
+    assert waste is not None
+    assert _deal_move(answer.text) == ["waste", "stock", int(waste[1])]
+    # "deal" now turns the waste over: the stock is full again and deals once more.
+    redealt = post(client, f"/games/{game_id}/moves", {"move": "deal", "version": str(version + 1)})
+    assert redealt.status_code == 200 and _deal_move(redealt.text) == ["stock", "waste", 1]

@@ -149,7 +149,7 @@ def _traps(html: str) -> set[tuple[str, str]]:
     """The moves the status marks as traps (a fourth item in the board's move data)."""
     moves = json.loads(html.split("data-moves='", 1)[1].split("'", 1)[0])
     assert moves, "no legal move to look at"
-    return {(m[0], m[1]) for m in moves if m[3:] == [1]}
+    return {(m[0], m[1]) for m in moves if m[3:] == ["trap"]}
 
 
 def test_restart_resigns_and_deals_the_same_deal_again(client: TestClient, app: FastAPI) -> None:

@@ -16,13 +16,14 @@ export const statusEl = () => document.getElementById("game-status");
 export const inPlay = () => !!statusEl()?.classList.contains("playing");
 export const titleOf = (el) => el.getAttribute("aria-label").replace(/, \d+ cards?$/, "");
 
-// The server's data: [from, to, count] each (a fourth item 1 marks a trap); null or [] if none.
-const data = (name) => JSON.parse(statusEl()?.dataset[name] || "null");
-export const legal = () => (data("moves") || []).map(([from, to, count, trap]) => ({ from, to, count, trap: !!trap }));
-export function dealMove() {
-  const d = data("deal");
-  return d && { from: d[0], to: d[1], count: d[2] };
+// The legal moves, as the server sends them: [from, to, count] each, with a fourth item
+// "deal" for what the Deal button does now (a deal or the redeal), "trap" for a move after
+// which no legal move is left.
+export function legal() {
+  const data = JSON.parse(statusEl()?.dataset.moves || "[]");
+  return data.map(([from, to, count, note]) => ({ from, to, count, note }));
 }
+export const dealMove = () => legal().find((m) => m.note === "deal");
 
 export function say(text, error = false) {
   const span = document.createElement("span");

@@ -34,7 +34,7 @@ export function submit(from, to, count, origin) {
   const action = { kind: "move", from, to, count, origin };
   // Castle's End: a base choice after which no legal move is left is asked about first (every
   // card is face up, so the warning gives nothing away).
-  const trap = legal().some((m) => m.trap && m.from === from && m.to === to);
+  const trap = legal().some((m) => m.note === "trap" && m.from === from && m.to === to);
   if (!busy() && trapDialog && trap) {
     document.getElementById("trap-text").textContent =
       `After ${names(pileEl(from), 1)} goes to ${titleOf(pileEl(to))}, no legal move is left. ` +
