@@ -44,7 +44,7 @@ from tests.databases import migrate
 
 RESULTS = Path(__file__).resolve().parent / "RESULTS.md"
 HEADING = "## Board weight (bench/page_weight.py)"
-DATE = "2026-11-23"
+DATE = "2026-11-26"
 PAGE_BUDGET = 60 * 1024
 FRAGMENT_BUDGET = 2048
 HX = {"HX-Request": "true"}

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 from typing import Any
 
@@ -35,7 +36,9 @@ def version(page: Page) -> int:
 
 
 def legal(page: Page) -> list[str]:
-    return (page.get_attribute("#game-status", "data-legal") or "").split()
+    """The legal moves the status sends the board's script, in the engine's notation."""
+    data = json.loads(page.get_attribute("#game-status", "data-moves") or "[]")
+    return [str(Move(source, target, count)) for source, target, count, *_ in data]
 
 
 def wait_version(page: Page, expected: int) -> None:

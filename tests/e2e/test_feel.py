@@ -416,7 +416,8 @@ def test_sounds_are_off_until_chosen(page: Page) -> None:
     assert page.evaluate("() => window.__tones") == 0
     page.locator("details.prefs summary").click()
     page.get_by_label("Sounds").check()
-    assert "pref-sound" in (page.get_attribute("body", "class") or "")
+    # The server saves the choice and says which classes the page wears (no reload).
+    expect(page.locator("body")).to_have_class(re.compile(r"\bpref-sound\b"))
     page.keyboard.press("d")
     wait_version(page, 2)
     assert page.evaluate("() => window.__tones") == 1

@@ -7,6 +7,7 @@ Every response here also passes the hidden-card guard (tests/web/hidden.py).
 from __future__ import annotations
 
 import gzip
+import json
 import re
 import statistics
 from html.parser import HTMLParser
@@ -93,7 +94,7 @@ def test_the_board_page_draws_every_pile_once(client: TestClient, slug: str) -> 
         assert f"#pile-{spec.id}{{grid-area:{spec.row + 1}/{spec.col + 1}}}" in html
     assert html.count('id="game-status"') == 1
     assert 'id="announce"' in html and 'aria-live="polite"' in html
-    assert 'id="move-form"' in html and "/static/js/board.js" in html
+    assert 'id="move-form"' in html and "/static/js/board/board.js" in html
     # Every card is named for screen readers; every pile says what it is.
     bodies = re.findall(r'<ol id="pile-[^>]*>(.*?)</ol>', html, re.S)
     cards = re.findall(r"<li\b[^>]*>", "".join(bodies))
@@ -101,14 +102,12 @@ def test_the_board_page_draws_every_pile_once(client: TestClient, slug: str) -> 
     assert all('aria-label="' in m for m in re.findall(r'<ol id="pile-[^>]*>', html)), (
         "a pile without a name"
     )
-    # The legal moves ride on the status for the script to light up destinations.
-    legal = re.search(r'data-legal="([^"]*)"', html)
+    # The legal moves ride on the status for the script to light up destinations, as data
+    # (from, to, count), so the script never parses a move's notation.
+    legal = re.search(r"data-moves='([^']*)'", html)
     assert legal is not None
-    expected = {
-        f"{m['from']}-{m['to']}" + (f"/{m['count']}" if m["count"] != 1 else "")
-        for m in state_of(client, game_id)["legal_moves"]
-    }
-    assert set(legal[1].split()) == expected
+    expected = {(m["from"], m["to"], m["count"]) for m in state_of(client, game_id)["legal_moves"]}
+    assert {(f, t, n) for f, t, n, *_ in json.loads(legal[1])} == expected
 
 
 def test_someone_elses_game_is_shown_but_not_playable(client: TestClient, api: TestClient) -> None:
@@ -394,7 +393,8 @@ def test_every_asset_is_served_by_the_app(client: TestClient) -> None:
     assets = re.findall(r'(?:src|href)="(/static/[^"]+)"', html)
     assert set(assets) >= {
         "/static/css/site.css",
-        "/static/js/board.js",
+        "/static/js/board/board.js",
+        "/static/js/board/send.js",
         "/static/vendor/htmx-2.0.11.min.js",
     }
     for asset in [*assets, "/static/vendor/htmx-LICENSE.txt"]:
@@ -456,7 +456,8 @@ def test_the_deal_page_says_times_are_active_time(client: TestClient) -> None:
 def test_the_clock_is_active_time_with_its_cap(client: TestClient) -> None:
     game_id = new_game(client, "castles-end", 5)
     answer = post(client, f"/games/{game_id}/moves", {"move": "t2-f1", "version": "0"})
-    assert 'data-running data-idle="0" data-cap="120"' in answer.text
+    # The page's clock goes on from the count now and stops where the idle cap is reached.
+    assert 'data-elapsed="0" data-running data-until="120"' in answer.text
     page = client.get(f"/games/{game_id}").text
     assert "each pause between two actions counts up to 2 minutes" in page
     assert state_of(client, game_id)["active_ms"] == 0
@@ -471,8 +472,47 @@ def test_a_watcher_gets_the_board_only_when_it_changed(client: TestClient, api: 
         f"/api/games/{game['id']}/moves", json={"from": "t2", "to": "f1", "count": 1, "version": 0}
     )
     assert moved.status_code == 200, moved.text
+    # The watcher's page asks every few seconds by an htmx trigger on the status, for the
+    # version it shows; the owner's page never does.
+    page = client.get(f"/games/{game['id']}").text
+    assert f'hx-get="{url}?version=1" hx-trigger="every 4s"' in page
+    own = new_game(client, "corners", 5)
+    assert "every 4s" not in client.get(f"/games/{own}").text
     fresh = client.get(f"{url}?version=0", headers=HX)
     assert fresh.status_code == 200 and 'data-version="1"' in fresh.text
+    assert f'hx-get="{url}?version=1" hx-trigger="every 4s"' in fresh.text
     assert fresh.text.count('hx-swap-oob="true"') == len(GAMES["castles-end"].pile_ids) + 1
     assert "hx-request" in fresh.headers["vary"].lower()
     assert client.get(f"{url}?version=1", headers=HX).status_code == 204
+    # A finished game is not asked for again.
+    api.post(f"/api/games/{game['id']}/resign", json={"version": 1})
+    ended = client.get(f"{url}?version=1", headers=HX)
+    assert ended.status_code == 200 and "every 4s" not in ended.text
+
+
+def _deal_move(html: str) -> list[Any] | None:
+    """What the status says the Deal button does now (the legal move marked "deal")."""
+    moves = json.loads(html.split("data-moves='", 1)[1].split("'", 1)[0])
+    marked = [m[:3] for m in moves if m[3:] == ["deal"]]
+    assert len(marked) <= 1, marked
+    return marked[0] if marked else None
+
+
+def test_the_status_says_what_the_deal_button_does(client: TestClient) -> None:
+    """A deal while the stock lasts, then the redeal of the whole waste: the service's choice,
+    sent with the legal moves, so the page never decides it (it sends "deal")."""
+    game_id = new_game(client, "corners", 5)
+    assert _deal_move(client.get(f"/games/{game_id}").text) == ["stock", "waste", 1]
+    answer = None
+    for version in range(60):
+        answer = post(client, f"/games/{game_id}/moves", {"move": "deal", "version": str(version)})
+        assert answer.status_code == 200, answer.text
+        if _deal_move(answer.text) != ["stock", "waste", 1]:
+            break
+    assert answer is not None
+    waste = re.search(r'id="pile-waste"[^>]*data-count="(\d+)"', answer.text)
+    assert waste is not None
+    assert _deal_move(answer.text) == ["waste", "stock", int(waste[1])]
+    # "deal" now turns the waste over: the stock is full again and deals once more.
+    redealt = post(client, f"/games/{game_id}/moves", {"move": "deal", "version": str(version + 1)})
+    assert redealt.status_code == 200 and _deal_move(redealt.text) == ["stock", "waste", 1]

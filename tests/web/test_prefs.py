@@ -3,6 +3,8 @@ the player and in the cookie; the account's win. A game's first-visit guide is d
 
 from __future__ import annotations
 
+import json
+
 from fastapi.testclient import TestClient
 
 from tests.web.support import new_game, post
@@ -18,6 +20,9 @@ def test_a_visitor_keeps_preferences_in_the_cookie_only(client: TestClient) -> N
     answer = post(client, "/prefs", {"theme": "dark", "cardback": "gold"})
     assert answer.status_code == 204
     assert client.cookies["ph_prefs"] == "back-gold.dark"
+    # The page is told the classes the server paints with; it writes no cookie itself.
+    saved = json.loads(answer.headers["hx-trigger"])
+    assert saved == {"prefs-saved": {"classes": "back-gold theme-dark"}}
     assert {"theme-dark", "back-gold"} <= body_classes(client)
     # Unknown values are the defaults, never an error.
     assert post(client, "/prefs", {"theme": "neon", "cardback": "plaid"}).status_code == 204

@@ -8,12 +8,15 @@ backs, so a fragment of a changed pile stays small.
 
 from __future__ import annotations
 
+import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from jinja2.utils import htmlsafe_json_dumps
 from markupsafe import Markup
 
-from app.engine import Card, Fan, PileKind, Ruleset
+from app.engine import Card, Fan, Move, PileKind, Ruleset
 from app.services.games import GameView
 
 _KIND_NOUN = {
@@ -183,17 +186,47 @@ def duration_words(seconds: int) -> str:
     return f"{seconds} second{'s' * (seconds != 1)}"
 
 
+# The clock's face: under an hour, from an hour. The board page is sent these patterns, so the
+# clock it runs between two answers reads as the server's (h, m: a number; mm, ss: two digits).
+CLOCK_FORMATS = ("m:ss", "h:mm:ss")
+_CLOCK_FIELD = re.compile(r"h|mm|m|ss")
+
+
 def clock_text(seconds: int) -> str:
     hours, rest = divmod(seconds, 3600)
     minutes, secs = divmod(rest, 60)
-    return f"{hours}:{minutes:02d}:{secs:02d}" if hours else f"{minutes}:{secs:02d}"
+    fields = {"h": str(hours), "m": str(minutes), "mm": f"{minutes:02d}", "ss": f"{secs:02d}"}
+    pattern = CLOCK_FORMATS[hours > 0]
+    return _CLOCK_FIELD.sub(lambda m: fields[m.group()], pattern)
+
+
+def moves_data(view: GameView, traps: Sequence[Move] = ()) -> Markup:
+    """The legal moves as the board's script reads them: ``[from, to, count]`` each, so that the
+    page never parses the engine's notation. A fourth item says more: ``"deal"`` for what the
+    Deal button (or a tap on the stock) does now, a deal or the redeal as the service decides
+    it (``Ruleset.deal_move``; the page sends "deal" and uses this only to slide the cards and
+    to take the waste dropped on the stock for the Deal button); ``"trap"`` for a move after
+    which no legal move is left (asked about first). JSON safe in a single-quoted attribute."""
+    trapped = set(traps)
+    legal = view.legal_moves
+    deal = view.rules.deal_move(view.state) if legal else None
+    data: list[list[str | int]] = []
+    for m in legal:
+        note = ["deal"] if m == deal else ["trap"] if m in trapped else []
+        data.append([m.source, m.target, m.count, *note])
+    return htmlsafe_json_dumps(data, separators=(",", ":"))
 
 
 def status_context(
-    view: GameView, owner: bool = True, compare: list[str] | None = None
+    view: GameView,
+    owner: bool = True,
+    compare: list[str] | None = None,
+    watching: bool = False,
 ) -> dict[str, Any]:
     """What the status bar and the end-of-game panel show. ``owner``: the viewer is the game's
-    player (someone else, a spectator say, is not offered to play "this deal again")."""
+    player (someone else, a spectator say, is not offered to play "this deal again").
+    ``watching``: the viewer watches someone else's game on its own page, which asks for the
+    board every few seconds while the game is in play."""
     g, rules, state = view.record, view.rules, view.state
     base = rules.base_rank(state)
     redeals = rules.redeals_left(state)
@@ -264,10 +297,9 @@ def status_context(
         "redeals_left": redeals,
         "base_rank": base,
         "legal_moves": [str(m) for m in view.legal_moves],
-        "legal": " ".join(str(m) for m in view.legal_moves),
+        "moves_data": moves_data(view, traps),
         "stuck": stuck,
         "can_finish": bool(finish),
-        "traps": " ".join(str(m) for m in traps),
         "facts": facts,
         "elapsed": elapsed,
         # The client's clock goes on from the active time at the last action, for at most the
@@ -275,6 +307,8 @@ def status_context(
         "active": g.active_ms // 1000,
         "idle": view.idle_ms() // 1000,
         "cap": view.idle_cap_ms // 1000,
+        # Where the running clock stops: the active time at the last action plus the idle cap.
+        "clock_until": (g.active_ms + view.idle_cap_ms) // 1000,
         "cap_text": duration_words(view.idle_cap_ms // 1000),
         "elapsed_text": clock_text(elapsed),
         "running": g.first_move_at is not None and not view.finished,
@@ -284,4 +318,11 @@ def status_context(
         "share_path": None if view.number_hidden else f"/deal/{rules.slug}/{g.deal}",
         # While the deal is sealed a finished game is shown as if in play, and says why.
         "sealed": None if view.seal is None else view.seal.opens,
+        # A spectator's page asks for the board every few seconds while the game is played
+        # (the answer is 204 while nothing has changed); the path carries the version shown.
+        "watch_path": (
+            f"/games/{g.id}/board?version={g.version}"
+            if watching and g.status == "playing"
+            else None
+        ),
     }

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 from functools import lru_cache
 from typing import Annotated
@@ -35,6 +36,7 @@ from app.web.deps import (
 from app.web.http.ratelimit import client_address
 from app.web.http.signin_guard import ProofRequired, SignInGuard
 from app.web.pages.board import (
+    CLOCK_FORMATS,
     GameHeader,
     clock_text,
     duration_words,
@@ -123,7 +125,7 @@ def board(request: Request, game_id: str, viewer: ViewerDep, games: GamesDep) ->
     said = flash if isinstance(flash, dict) and flash.get("game") == game_id else {}
     owner = viewer is not None and view.record.player_id == viewer
     mine = owner and not view.finished
-    status = status_context(view, owner, win_comparison(request, view, viewer))
+    status = status_context(view, owner, win_comparison(request, view, viewer), watching=not owner)
     # A race's game shows its owner the race beside the board, live (app/web/pages/rooms.py).
     race = (race_panel(request, view, viewer) if viewer is not None else None) or {}
     response = render(
@@ -139,6 +141,7 @@ def board(request: Request, game_id: str, viewer: ViewerDep, games: GamesDep) ->
             "mine": mine,
             "announce": {"text": said.get("text", ""), "error": bool(said.get("error"))},
             "choices": pile_choices(view.rules),
+            "clock_formats": " ".join(CLOCK_FORMATS),  # the running clock's face, as the server's
             "note": view.rules.table_note,
             "runs": view.rules.runs_move,
             "has_stock": "stock" in view.rules.layout.index,
@@ -222,7 +225,9 @@ def _store_prefs(
     if viewer is not None:
         players.save_prefs(viewer, prefs.cookie())
     if is_htmx(request):
+        # The page puts on the classes the server paints with (the cookie is set below).
         response: Response = Response(status_code=204)
+        response.headers["HX-Trigger"] = json.dumps({"prefs-saved": {"classes": prefs.classes}})
     else:
         # Only a path on this site: never an open redirect.
         target = back if SAFE_BACK.fullmatch(back) else "/"

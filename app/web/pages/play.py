@@ -137,6 +137,7 @@ def _answer(
                 view,
                 owner and view.record.player_id == player,
                 win_comparison(request, view, player) if owner else None,
+                watching=not owner,  # the board a spectator's page asked for: it asks again
             ),
             "announce": {"text": error or text, "error": bool(error)},
         },
