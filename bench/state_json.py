@@ -26,7 +26,7 @@ from typing import Any
 
 from app.db.game_rows import GameRow
 from app.engine import GAMES, MAX_DEAL, RULES_VERSION, dumps
-from app.services.games import GameView
+from app.services.game_views import GameView
 from app.web.api.schemas import (
     GameState,
     LegalMove,

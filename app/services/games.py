@@ -12,15 +12,11 @@ preference's cards, each an ordinary logged move), :meth:`Games.finish`, :meth:`
 from __future__ import annotations
 
 import logging
-import re
 import secrets
-import threading
-from collections import OrderedDict
-from collections.abc import Callable, Collection, Sequence
+from collections.abc import Callable
 from contextlib import suppress
 from dataclasses import dataclass, field
 from datetime import date, datetime
-from typing import Any, NamedTuple
 
 from sqlalchemy import Connection, insert, select
 from sqlalchemy.orm import Session, sessionmaker
@@ -28,9 +24,7 @@ from sqlalchemy.orm import Session, sessionmaker
 from app.db.faults import OutcomeUnknown, is_disconnect, summary
 from app.db.game_rows import (
     GAME,
-    MOVE_LOG,
     SELECT_GAME,
-    SNAPSHOT,
     FirstAnswer,
     GameRow,
     MoveStore,
@@ -56,7 +50,7 @@ from app.engine import (
     loads,
 )
 from app.engine.deals import check_deal_number
-from app.engine.seen import only_faces, seen_slots, shared_faces, slot_faces
+from app.engine.seen import seen_slots, shared_faces, slot_faces
 from app.metrics import DB_ERRORS
 from app.services import daily, race_events, same_deal, stats
 from app.services.errors import (
@@ -78,13 +72,20 @@ from app.services.errors import (
     Unavailable,
     UndoUnavailable,
 )
+from app.services.game_views import (
+    GameView,
+    MoveOutcome,
+    Played,
+    ReplayView,
+    plausible_id,
+)
+from app.services.move_log import SNAPSHOT_EVERY, MoveLog
 from app.services.players import new_id, now
 from app.services.seal import (
     Seal,
     Sealer,
     SealKind,
     check_race_read,
-    number_hidden,
     race_running,
     refusal,
 )
@@ -92,15 +93,7 @@ from app.services.verdicts import deal_solution, deal_winnable
 
 MAX_IDEMPOTENCY_KEY = 100
 DEFAULT_MAX_MOVES = 2000
-# Every SNAPSHOT_EVERY-th move still in force stores the state in its move-log row: a replay
-# step or an undo replays at most SNAPSHOT_EVERY - 1 moves from the nearest one.
-SNAPSHOT_EVERY = 64
-_CACHED_STATES = 512  # replay states of finished games kept per process
-_CACHED_LOGS = 32  # move logs of finished games kept per process
 logger = logging.getLogger("patience_hall.games")
-# Game ids are ``new_id()`` strings; anything else (a NUL byte, which PostgreSQL refuses in a
-# query parameter, or a very long string) cannot name a game and is not sent to the database.
-GAME_ID = re.compile(r"[A-Za-z0-9_-]{1,32}")
 
 
 def _check_key(key: str | None) -> None:
@@ -123,119 +116,6 @@ def _no_answers(view: GameView) -> str:
 
 
 @dataclass
-class GameView:
-    """A game as the web layer may show it: never more than the player is allowed to see."""
-
-    record: GameRow
-    player_name: str
-    rules: Ruleset
-    state: State
-    legal_moves: list[Move]
-    log: list[str] | None = None  # only for finished games shown whole
-    step: Step | None = None  # the step just played, for fragments of the changed piles
-    idle_cap_ms: int = 120_000  # how long a pause counts in the active time, at most
-    # A finished game shown to a viewer who has not finished its deal keeps its hidden cards
-    # hidden (the same-deal rule): they may still play the deal themselves.
-    masked: bool = False
-    max_moves: int | None = None  # the move cap, when the service knows it
-    deal_winnable: bool | None = None  # the solver's verdict (finished, unmasked games)
-    # The deal's seal (app/services/seal.py), looked up for finished games: while it holds,
-    # the game is shown as if in play, and a rated or race game hides its number.
-    seal: Seal | None = None
-    # A spectator of a race sees only the faces every racer has seen (None: not a spectator).
-    faces: frozenset[str] | None = None
-
-    @property
-    def number_hidden(self) -> bool:
-        """The deal number is secret (seal.number_hidden): a rated or race game in play, or a
-        finished one whose competition is still open."""
-        g = self.record
-        # A race game in play means its race is on; a finished one asks its deal's seal.
-        racing = g.race_id is not None and (
-            not self.finished or (self.seal is not None and self.seal.hides_number)
-        )
-        return number_hidden(rated=g.rated, playing=not self.finished, race_running=racing)
-
-    @property
-    def deal_number(self) -> int | None:
-        """The deal number as every page, answer and list may show it: None while secret."""
-        return None if self.number_hidden else self.record.deal
-
-    @property
-    def move_limit_reached(self) -> bool:
-        """Lost because the game reached the cap on moves per game (not for want of moves)."""
-        return (
-            self.max_moves is not None
-            and self.record.status == Status.LOST
-            and self.record.moves >= self.max_moves
-        )
-
-    @property
-    def finished(self) -> bool:
-        return self.record.status != Status.PLAYING
-
-    @property
-    def stock_count(self) -> int:
-        """How many cards the stock holds (0 for a game without one): public at any time."""
-        rules = self.rules
-        return len(self.state.piles[rules.stock]) if rules.stock >= 0 else 0
-
-    def idle_ms(self) -> int:
-        """How long the game in play has waited since its last action (0 before the first
-        move, and once it is over)."""
-        if self.record.first_move_at is None or self.finished:
-            return 0
-        last = as_utc(self.record.updated_at)
-        assert last is not None
-        return max(0, int((now() - last).total_seconds() * 1000))
-
-    @property
-    def shows_everything(self) -> bool:
-        """Every card (face-down and stock included): finished, and the viewer may see it."""
-        return self.finished and not self.masked
-
-    def piles(self, only: Collection[str] | None = None) -> dict[str, Any]:
-        """The piles as this viewer may see them (``only``: just those, while in play)."""
-        if not self.shows_everything:
-            public = self.rules.public_view(self.state, only)
-            return only_faces(public, self.faces) if self.faces is not None else dict(public)
-        full = self.rules.full_view(self.state)
-        out: dict[str, Any] = {pid: {"cards": cards} for pid, cards in full.items()}
-        if "stock" in out:
-            out["stock"] = {"count": len(full["stock"]), "cards": full["stock"]}
-        return out
-
-
-@dataclass(frozen=True)
-class ReplayView:
-    view: GameView  # the board after ``step`` moves
-    moves: list[str]
-    step: int
-    start: State | None = None  # the deal as dealt (a finished game's: every card may be shown)
-
-
-@dataclass
-class MoveOutcome:
-    view: GameView
-    replayed: str | None = None  # the stored first answer (JSON) to a retried request
-
-
-@dataclass
-class Played:
-    """What one browser action did: the board after it and each step it took, in order (the
-    player's move first, then the cards that went up by themselves)."""
-
-    view: GameView
-    steps: list[Step]
-
-    @property
-    def changed(self) -> tuple[str, ...]:
-        """The piles any of the steps changed, in the layout's order."""
-        touched = {pid for step in self.steps for pid in step.changed}
-        return tuple(pid for pid in self.view.rules.pile_ids if pid in touched)
-
-
-@dataclass
 class Games:
     """The game use cases, bound to a database and the server's deal key."""
 
@@ -247,12 +127,6 @@ class Games:
     _rng: secrets.SystemRandom = field(default_factory=secrets.SystemRandom)
     # The move path's connections and transactions (app/db/game_rows.py), built by the app.
     store: MoveStore = field(kw_only=True)
-    # A finished game never changes: its replay states are kept, most recently used first.
-    _replay_states: OrderedDict[tuple[str, int], State] = field(
-        init=False, default_factory=OrderedDict
-    )
-    _finished_logs: OrderedDict[str, list[Entry]] = field(init=False, default_factory=OrderedDict)
-    _replay_lock: threading.Lock = field(init=False, default_factory=threading.Lock)
     # Called with the ids of the events a change wrote, once its transaction has committed
     # (the broker of app/db/broker.py tells every process); only races' games write events.
     publish: Callable[[list[int]], None] = field(default=lambda ids: None)
@@ -267,8 +141,11 @@ class Games:
     today: Callable[[], date] = field(default=daily.today)
     sealer: Sealer = field(init=False)
 
+    log: MoveLog = field(init=False)
+
     def __post_init__(self) -> None:
         self.sealer = Sealer(self.deal_key, lambda: self.today())
+        self.log = MoveLog(self.deal_key)
 
     # -- starting and reading ------------------------------------------------------------
 
@@ -365,30 +242,27 @@ class Games:
     ) -> MoveOutcome:
         """Plays one move (None: the Deal button's move, decided on the locked state)."""
         _check_key(idempotency_key)
-        if not _plausible(game_id):
+        if not plausible_id(game_id):
             raise NotFound("There is no game with that id.")
-        try:
-            return self._move_once(game_id, player_id, move, version, idempotency_key)
-        except OutcomeUnknown as exc:
-            logger.warning("move outcome unknown, game %s: %s", game_id, summary(exc))
-            raise Unavailable(
-                "The connection to the database was lost while your move was being saved. "
-                "Send it again with the same Idempotency-Key: it will be applied once."
-            ) from None
-        except Exception as exc:
-            if not is_disconnect(exc):
-                raise
-            # Nothing was applied (the COMMIT was never sent): once more, on a new connection.
-            DB_ERRORS.labels("move_retried").inc()
-            logger.warning("move retried on a new connection, game %s: %s", game_id, summary(exc))
-        try:
-            return self._move_once(game_id, player_id, move, version, idempotency_key)
-        except OutcomeUnknown as exc:
-            logger.warning("move outcome unknown, game %s: %s", game_id, summary(exc))
-            raise Unavailable(
-                "The connection to the database was lost while your move was being saved. "
-                "Send it again with the same Idempotency-Key: it will be applied once."
-            ) from None
+        for attempt in (1, 2):
+            try:
+                return self._move_once(game_id, player_id, move, version, idempotency_key)
+            except OutcomeUnknown as exc:
+                logger.warning("move outcome unknown, game %s: %s", game_id, summary(exc))
+                raise Unavailable(
+                    "The connection to the database was lost while your move was being saved. "
+                    "Send it again with the same Idempotency-Key: it will be applied once."
+                ) from None
+            except Exception as exc:
+                if attempt == 2 or not is_disconnect(exc):
+                    raise
+                # Nothing was applied (the COMMIT was never sent): once more, on a new
+                # connection.
+                DB_ERRORS.labels("move_retried").inc()
+                logger.warning(
+                    "move retried on a new connection, game %s: %s", game_id, summary(exc)
+                )
+        raise AssertionError("unreachable: the second attempt returns or raises")
 
     def play(
         self, game_id: str, player_id: str | None, move: Move | None, version: int, *, auto: bool
@@ -462,7 +336,7 @@ class Games:
     def _locked(
         self, tx: MoveTransaction, game_id: str, player_id: str | None, key: str | None
     ) -> tuple[GameRow, str, FirstAnswer | None]:
-        locked = tx.lock(game_id, key) if _plausible(game_id) else None
+        locked = tx.lock(game_id, key) if plausible_id(game_id) else None
         if locked is None:
             raise NotFound("There is no game with that id.")
         self._check_owner(locked.row, player_id)
@@ -523,7 +397,7 @@ class Games:
                 else:
                     events = race_events.after_race_step(tx.db, record, name, on_foundations, stamp)
             if view.finished:  # after the race's end is written: the last racer's race is over
-                self._unseal(tx.db, view, lambda: [*self._log(tx.db, game_id), str(move)])
+                self._unseal(tx.db, view, lambda: [*self.log.notations(tx.db, game_id), str(move)])
             response = self.answer_json(view) if idempotency_key else None
             written = tx.write(
                 game_values(record),
@@ -566,7 +440,7 @@ class Games:
             if record.status != Status.PLAYING:
                 raise UndoUnavailable("The game is over: there is nothing left to undo.")
             rules = get_ruleset(record.game)
-            active = self._active_entries(tx.db, game_id)
+            active = self.log.active_entries(tx.db, game_id)
             if not active:
                 raise UndoUnavailable("There is no move to undo.")
             if active[-1].revealed:
@@ -575,7 +449,7 @@ class Games:
                 )
             kept = active[:-1]
             before = loads(record.state)
-            state = self._state_at(tx.db, record, active, len(kept))
+            state = self.log.state_at(tx.db, record, active, len(kept))
             stamp = now()
             record.state = dumps(state)
             record.undos += 1
@@ -655,10 +529,10 @@ class Games:
         for players who have finished a game of its deal (the same-deal rule)."""
         with self.sessions() as db:
             record, name = self._finished_for(db, game_id, viewer, "A replay")
-            entries = self._finished_entries(db, game_id)
+            entries = self.log.finished_entries(db, game_id)
             moves = [e.notation for e in entries]
             at = len(moves) if step is None else max(0, min(step, len(moves)))
-            state = self._finished_state_at(db, record, entries, at)
+            state = self.log.finished_state_at(db, record, entries, at)
         rules = get_ruleset(record.game)
         start = rules.deal(record.deal, self.deal_key)
         view = GameView(
@@ -691,7 +565,7 @@ class Games:
         whoever may see the game's solution — the same gate (``_finished_for``)."""
         with self.sessions() as db:
             record, _ = self._finished_for(db, game_id, viewer, "The analysis")
-            moves = [e.notation for e in self._finished_entries(db, game_id)]
+            moves = [e.notation for e in self.log.finished_entries(db, game_id)]
         return record.game, record.deal, moves
 
     # -- the move log ---------------------------------------------------------------------
@@ -701,7 +575,7 @@ class Games:
         with self.sessions() as db:
             record, _ = self._load(db, game_id)
             rules = get_ruleset(record.game)
-            moves = [Move.parse(n) for n, _ in self._active_moves(db, game_id)]
+            moves = [Move.parse(n) for n, _ in self.log.active_moves(db, game_id)]
             return loads(record.state), rules.replay(rules.deal(record.deal, self.deal_key), moves)
 
     # -- internals -------------------------------------------------------------------------
@@ -733,7 +607,9 @@ class Games:
         return record, name
 
     def _load(self, db: Session, game_id: str) -> tuple[GameRow, str]:
-        row = db.execute(SELECT_GAME, {"game_id": game_id}).first() if _plausible(game_id) else None
+        row = (
+            db.execute(SELECT_GAME, {"game_id": game_id}).first() if plausible_id(game_id) else None
+        )
         if row is None:
             raise NotFound("There is no game with that id.")
         values = dict(row._mapping)
@@ -758,7 +634,7 @@ class Games:
             idle_cap_ms=self.idle_cap_ms,
         )
         if finished:
-            self._unseal(db, view, lambda: self._log(db, record.id))
+            self._unseal(db, view, lambda: self.log.notations(db, record.id))
         return view
 
     def _unseal(
@@ -856,104 +732,6 @@ class Games:
             if record.first_move_at is not None:
                 # What records compare: the active time, not the time since the first move.
                 record.duration_ms = record.active_ms
-
-    @staticmethod
-    def _records(db: Session | Connection, game_id: str) -> Sequence[Any]:
-        return db.execute(MOVE_LOG, {"game_id": game_id}).all()
-
-    def _active_moves(self, db: Session | Connection, game_id: str) -> list[tuple[str, bool]]:
-        """The moves still in force: each undo takes back the latest one."""
-        return active_moves(self._records(db, game_id))
-
-    def _active_entries(self, db: Session | Connection, game_id: str) -> list[Entry]:
-        return active_entries(self._records(db, game_id))
-
-    def _log(self, db: Session | Connection, game_id: str) -> list[str]:
-        return [n for n, _ in self._active_moves(db, game_id)]
-
-    def _state_at(
-        self, db: Session | Connection, record: GameRow, active: Sequence[Entry], n: int
-    ) -> State:
-        """The state after the first ``n`` moves in force, from the nearest snapshot.
-
-        The move that made the ``d``-th move in force (d a multiple of SNAPSHOT_EVERY) stored
-        the state after it; that row is the one that pushed ``active[d - 1]``, since a later
-        undo below ``d`` would have taken it out and a later move to ``d`` replaced it. Games
-        older than the snapshots replay from the deal.
-        """
-        rules = get_ruleset(record.game)
-        d = n - n % SNAPSHOT_EVERY
-        start: State | None = None
-        if d > 0:
-            stored = db.execute(SNAPSHOT, {"game_id": record.id, "seq": active[d - 1].seq})
-            text = stored.scalar()
-            if text is not None:
-                start = loads(text)
-        if start is None:
-            start, d = rules.deal(record.deal, self.deal_key), 0
-        return rules.replay(start, [Move.parse(e.notation) for e in active[d:n]])
-
-    def _finished_entries(self, db: Session | Connection, game_id: str) -> list[Entry]:
-        """A finished game's moves in force: read once, kept while the game is looked at."""
-        with self._replay_lock:
-            cached = self._finished_logs.get(game_id)
-            if cached is not None:
-                self._finished_logs.move_to_end(game_id)
-                return cached
-        entries = self._active_entries(db, game_id)
-        with self._replay_lock:
-            self._finished_logs[game_id] = entries
-            while len(self._finished_logs) > _CACHED_LOGS:
-                self._finished_logs.popitem(last=False)
-        return entries
-
-    def _finished_state_at(
-        self, db: Session | Connection, record: GameRow, active: Sequence[Entry], n: int
-    ) -> State:
-        key = (record.id, n)
-        with self._replay_lock:
-            cached = self._replay_states.get(key)
-            if cached is not None:
-                self._replay_states.move_to_end(key)
-                return cached
-        state = self._state_at(db, record, active, n)
-        with self._replay_lock:
-            self._replay_states[key] = state
-            while len(self._replay_states) > _CACHED_STATES:
-                self._replay_states.popitem(last=False)
-        return state
-
-
-def _plausible(game_id: str) -> bool:
-    return isinstance(game_id, str) and GAME_ID.fullmatch(game_id) is not None
-
-
-class Entry(NamedTuple):
-    """A move still in force, and the move-log row that made it."""
-
-    notation: str
-    revealed: bool
-    seq: int
-
-
-def active_entries(records: Sequence[Any]) -> list[Entry]:
-    stack: list[Entry] = []
-    for seq, action, notation, revealed in records:  # MOVE_LOG's columns
-        if action == "move" and notation:
-            stack.append(Entry(notation, revealed, seq))
-        elif action == "undo" and stack:
-            stack.pop()
-    return stack
-
-
-def active_moves(records: Sequence[Any]) -> list[tuple[str, bool]]:
-    stack: list[tuple[str, bool]] = []
-    for r in records:
-        if r.action == "move" and r.notation:
-            stack.append((r.notation, r.revealed))
-        elif r.action == "undo" and stack:
-            stack.pop()
-    return stack
 
 
 def initial_status(rules: Ruleset, state: State) -> str:

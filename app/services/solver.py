@@ -40,7 +40,8 @@ from app.services.errors import (
     NoSlip,
     NotFound,
 )
-from app.services.games import Games, GameView, _plausible
+from app.services.game_views import GameView, plausible_id
+from app.services.games import Games
 from app.services.players import now
 from app.solver import Budget, Outcome, follow, hint, solve
 from app.solver.analysis import analyse
@@ -509,7 +510,7 @@ class Solver:
         return self.games.get(game_id, player_id)
 
     def _own_game(self, game_id: str, player_id: str) -> GameView:
-        if not _plausible(game_id):
+        if not plausible_id(game_id):
             raise NotFound("There is no game with that id.")
         view = self.games.get(game_id, player_id)
         if view.record.player_id != player_id:

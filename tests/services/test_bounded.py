@@ -16,7 +16,8 @@ from sqlalchemy import select
 from app.db.models import MoveRecord
 from app.engine import Move, Ruleset, State, dumps, get_ruleset
 from app.services.errors import UndoUnavailable
-from app.services.games import SNAPSHOT_EVERY, Games
+from app.services.games import Games
+from app.services.move_log import SNAPSHOT_EVERY
 from tests.web.support import error_code, move, new_game, post, start
 
 

@@ -10,7 +10,7 @@ from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictStr
 
 from app.engine import MAX_DEAL, Move
 from app.services.errors import InvalidRequest
-from app.services.games import MoveOutcome
+from app.services.game_views import MoveOutcome
 from app.web.api.schemas import (
     PILE_ID,
     AnalysisAnswer,

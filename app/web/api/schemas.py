@@ -24,7 +24,7 @@ from pydantic_core import to_json
 
 from app.engine import GAMES
 from app.services.deals import DealSummary, FinishedGame
-from app.services.games import GameView
+from app.services.game_views import GameView
 from app.services.leaderboard import Board, PlayerRecord
 from app.services.rooms import RoomView
 

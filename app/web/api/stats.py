@@ -8,7 +8,7 @@ from typing import Annotated
 from fastapi import APIRouter, Path, Query
 
 from app.services import daily
-from app.services.games import ReplayView
+from app.services.game_views import ReplayView
 from app.services.leaderboard import parse_board_args
 from app.web.api.schemas import (
     BoardGame,

@@ -17,7 +17,7 @@ from jinja2.utils import htmlsafe_json_dumps
 from markupsafe import Markup
 
 from app.engine import Card, Fan, Move, PileKind, Ruleset
-from app.services.games import GameView
+from app.services.game_views import GameView
 
 _KIND_NOUN = {
     PileKind.STOCK: "Stock",

@@ -16,7 +16,7 @@ from app.config import PROJECT_DIR
 from app.engine import GAMES, MAX_DEAL, Card, Move
 from app.services import daily
 from app.services.errors import BadCredentials, InvalidRequest, NotFound, ServiceError
-from app.services.games import GameView
+from app.services.game_views import GameView
 from app.services.history import MyGames
 from app.services.players import check_name, name_key
 from app.web.deps import (

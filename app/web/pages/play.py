@@ -27,7 +27,8 @@ from app.services.errors import (
     NoCertifiedDealsLeft,
     ServiceError,
 )
-from app.services.games import Games, GameView, Played
+from app.services.game_views import GameView, Played
+from app.services.games import Games
 from app.web.deps import AccountsDep, BrowserPlayer, GamesDep, SolverDep, ViewerDep
 from app.web.http.ratelimit import limit_player
 from app.web.pages.board import GameHeader, pile_views, status_context

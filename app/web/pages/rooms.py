@@ -21,7 +21,7 @@ from starlette.concurrency import run_in_threadpool
 from app.engine import GAMES
 from app.services.errors import InvalidRequest, NotFound
 from app.services.feed import EventRow
-from app.services.games import GameView
+from app.services.game_views import GameView
 from app.services.rooms import Rooms, RoomView, normalize_code
 from app.web.deps import SESSION_PLAYER, BrowserPlayer, GamesDep, RoomsDep, ViewerDep
 from app.web.pages.board import GameHeader, pile_views, status_context

@@ -11,7 +11,7 @@ from fastapi.responses import RedirectResponse, Response
 from app.engine import GAMES
 from app.services import daily
 from app.services.errors import NotFound
-from app.services.games import ReplayView
+from app.services.game_views import ReplayView
 from app.services.leaderboard import Period, parse_board_args
 from app.web.deps import (
     GamesDep,

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from fastapi import Request
 
-from app.services.games import GameView
+from app.services.game_views import GameView
 from app.web.pages.board import clock_text
 from app.web.state import services_of
 
