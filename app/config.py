@@ -71,7 +71,7 @@ class Settings(BaseSettings):
     rate_limits_enabled: bool = True
     rate_limit_signin: str = "10/minute;50/hour"  # per address: every sign-in attempt
     # Per name: wrong passwords from addresses that never signed in as that name. Past it, such
-    # an address must send a proof of work with its attempt (README, "Signing in"); addresses
+    # an address must send a proof of work with its attempt (docs/security.md); addresses
     # that signed in as the name in the last SIGNIN_KNOWN_DAYS sign in as usual.
     rate_limit_signin_name: str = "10/hour;30/day"
     signin_known_days: int = Field(default=30, ge=1, le=400)
@@ -94,7 +94,7 @@ class Settings(BaseSettings):
     db_pool_size: int = Field(default=10, ge=1)
     # Threads per process for blocking work (bench/RESULTS.md: 2 beat 4, 16 and 40).
     threadpool_size: int = Field(default=2, ge=1, le=64)
-    # Faults and overload (README, "Operator notes"): how long a request may wait for a
+    # Faults and overload (docs/operating.md): how long a request may wait for a
     # database connection, and PostgreSQL's statement and lock timeouts, in milliseconds.
     db_pool_timeout_ms: int = Field(default=2000, ge=1)
     db_statement_timeout_ms: int = Field(default=3000, ge=0)

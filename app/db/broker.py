@@ -251,7 +251,7 @@ class PostgresBroker(InProcessBroker):
         )
         self.dsn = engine.url.set(drivername="postgresql").render_as_string(hide_password=False)
         # The dispatcher reads the events on a connection of its own, without a thread: the
-        # app's few threads are for requests (README, THREADPOOL_SIZE).
+        # app's few threads are for requests (docs/configuration.md, THREADPOOL_SIZE).
         self._reader: psycopg.AsyncConnection[Any] | None = None
 
     async def start(self) -> None:

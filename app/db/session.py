@@ -16,7 +16,7 @@ from sqlalchemy.orm import Session, sessionmaker
 
 @dataclass(frozen=True)
 class Limits:
-    """How long the app waits on the database (README, "Operator notes"); 0: no limit.
+    """How long the app waits on the database (docs/operating.md, "Faults"); 0: no limit.
 
     ``pool_timeout_ms`` bounds the wait for a pooled connection (then SQLAlchemy's
     ``TimeoutError``, answered 503); the other two are PostgreSQL's ``statement_timeout`` and

@@ -2,8 +2,8 @@
 
 Each game subclasses ``Ruleset`` with its facts and layout as data and three hooks: how it
 deals (``_layout_deal``), which moves are legal (``legal_moves``) and how one move plays out
-(``_play``, which raises ``IllegalMove`` with the reason in a player's words). README, "Adding a
-game", is the checklist.
+(``_play``, which raises ``IllegalMove`` with the reason in a player's words). The checklist:
+docs/adding-a-game.md.
 """
 
 from __future__ import annotations

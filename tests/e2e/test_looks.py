@@ -171,13 +171,13 @@ def test_every_page_is_axe_clean_in_both_themes(
 
 @pytest.mark.skipif(
     not os.environ.get("UPDATE_SCREENSHOTS"),
-    reason="makes the README's screenshots: UPDATE_SCREENSHOTS=1 to write docs/screenshots/",
+    reason="makes docs/playing.md's screenshots: UPDATE_SCREENSHOTS=1 to write docs/screenshots/",
 )
 @pytest.mark.parametrize("slug", list(PLANS))
 def test_phone_screenshots_of_every_game_in_both_themes(
     browser: Browser, server: Server, slug: str
 ) -> None:
-    """Small PNGs for the README (docs/screenshots/), after the first move of the game's plan."""
+    """Small PNGs for docs/playing.md (docs/screenshots/), after the first move of the plan."""
     for theme, cookie in (("light", "guide-" + slug), ("dark", f"dark.guide-{slug}")):
         ctx = browser.new_context(
             base_url=server.url,
@@ -207,7 +207,7 @@ def test_phone_screenshots_of_every_game_in_both_themes(
 
 @pytest.mark.skipif(
     not os.environ.get("UPDATE_SCREENSHOTS"),
-    reason="makes the README's screenshots: UPDATE_SCREENSHOTS=1 to write docs/screenshots/",
+    reason="makes docs/playing.md's screenshots: UPDATE_SCREENSHOTS=1 to write docs/screenshots/",
 )
 def test_readme_screenshots_of_picking_and_of_no_move_left(
     browser: Browser, server: Server
