@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-PLAY = Path(__file__).resolve().parents[2] / "app" / "web" / "play.py"
+PLAY = Path(__file__).resolve().parents[2] / "app" / "web" / "pages" / "play.py"
 ACTIONS = {"move": "play", "undo": "undo", "resign": "resign", "finish": "finish"}
 ACTIONS["restart"] = "restart"
 

@@ -25,6 +25,7 @@ from app.web.api.schemas import (
     deal_answer,
     errors_of,
     state_response,
+    whole_between,
 )
 from app.web.deps import (
     AccountsDep,
@@ -67,10 +68,8 @@ class NewGame(BaseModel):
     )
 
     game: GameSlug
-    deal: WholeNumber | None = Field(
+    deal: whole_between(1, MAX_DEAL) | None = Field(  # type: ignore[valid-type]
         default=None,
-        ge=1,
-        le=MAX_DEAL,
         description="A chosen deal number makes a casual game; without one the server draws "
         "the deal and the game is rated.",
     )
@@ -91,7 +90,7 @@ class VersionRequest(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    version: WholeNumber | None = Field(default=None, ge=0, le=MAX_VERSION)
+    version: whole_between(0, MAX_VERSION) | None = None  # type: ignore[valid-type]
 
 
 IdempotencyKey = Annotated[

@@ -19,7 +19,7 @@ from __future__ import annotations
 from typing import Annotated, Any, Literal, get_args
 
 from fastapi.responses import Response
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, WithJsonSchema
 from pydantic_core import to_json
 
 from app.engine import GAMES
@@ -54,6 +54,19 @@ def _whole(value: Any) -> Any:
 
 WholeNumber = Annotated[int, BeforeValidator(_whole)]
 """An integer in a request body, as the schema says it (see :func:`_whole`)."""
+
+
+def whole_between(low: int, high: int) -> Any:
+    """A :data:`WholeNumber` from ``low`` to ``high``. Its schema is spelled out: inside an
+    optional field pydantic would write the bounds of a validated type as ``ge``/``le``, which
+    JSON Schema does not know (so a client's generator would send 0 for a deal)."""
+    return Annotated[
+        int,
+        BeforeValidator(_whole),
+        Field(ge=low, le=high),
+        WithJsonSchema({"type": "integer", "minimum": low, "maximum": high}),
+    ]
+
 
 PILE_ID = r"^(stock|waste|[ftr][1-9][0-9]?)$"
 """A pile id as rules.md §0 writes them; one the game does not have is still a 422."""
