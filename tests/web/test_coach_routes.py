@@ -3,6 +3,7 @@ again from here", and winnable draws that skip the caller's own deals."""
 
 from __future__ import annotations
 
+from datetime import timedelta
 from functools import cache
 from typing import Any
 
@@ -15,6 +16,8 @@ from app.cli import main
 from app.config import Settings
 from app.db.models import DealVerdict, GameCoach
 from app.engine import Move, get_ruleset
+from app.services import daily
+from app.services.seal import end_of_day
 from app.solver import Budget, Outcome, solve
 from tests.web.support import error_code, move, new_player, post, solver_of, start, start_as
 
@@ -223,3 +226,39 @@ def test_a_busy_solver_still_gives_a_hidden_card_hint(
     given = api.get(f"/api/games/{game['id']}/hint").json()
     assert given["outcome"] == "estimate" and given["move"] in game["legal_moves"]
     assert 0 <= given["chance"] <= 1 and "busy" in given["message"]
+
+
+def test_the_analysis_of_a_sealed_deal_waits_for_the_seal_to_lift(
+    api: TestClient, app: FastAPI, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Contract v3: the analysis is subject to the seal — today's deal of the day gets none
+    (nor "Try again from here"), for its own player too, until the day ends; and an analysis
+    stored once the seal lifted is not given while the deal is sealed again."""
+    games, deals = app.state.games, app.state.deals
+    today = games.today()
+    number = daily.daily_deal("castles-end", today, app.state.settings.deal_key_bytes)
+    game = start(api, "castles-end", number)
+    first = game["legal_moves"][0]
+    play(api, game["id"], [Move(first["from"], first["to"], first["count"])])
+    assert api.post(f"/api/games/{game['id']}/resign").status_code == 200
+    sealed = api.get(f"/api/games/{game['id']}/analysis")
+    assert error_code(sealed, 403) == "deal_sealed"
+    assert sealed.json()["error"]["opens_at"] == end_of_day(today).isoformat()
+    assert error_code(api.post(f"/api/games/{game['id']}/try-again"), 403) == "deal_sealed"
+    with app.state.sessions() as db:  # nothing was searched, so nothing stored
+        assert db.get(GameCoach, game["id"]) is None
+
+    tomorrow = today + timedelta(days=1)
+    monkeypatch.setattr(games, "today", lambda: tomorrow)
+    monkeypatch.setattr(deals, "today", lambda: tomorrow)
+    opened = api.get(f"/api/games/{game['id']}/analysis")
+    assert opened.status_code == 200, opened.text
+    assert opened.json()["decided"] and opened.json()["knowing"] == "all"
+    with app.state.sessions() as db:
+        kept = db.get(GameCoach, game["id"])
+        assert kept is not None and kept.analysis is not None
+
+    # The stored analysis goes through the same gate: sealed again, refused again.
+    monkeypatch.setattr(games, "today", lambda: today)
+    monkeypatch.setattr(deals, "today", lambda: today)
+    assert error_code(api.get(f"/api/games/{game['id']}/analysis"), 403) == "deal_sealed"
