@@ -18,6 +18,7 @@ from app.db.models import DealVerdict, GameCoach
 from app.engine import Move, get_ruleset
 from app.services import daily
 from app.services.seal import end_of_day
+from app.services.solver import Verdict, analysis_job
 from app.solver import Budget, Outcome, solve
 from tests.web.support import error_code, move, new_player, post, solver_of, start, start_as
 
@@ -262,3 +263,37 @@ def test_the_analysis_of_a_sealed_deal_waits_for_the_seal_to_lift(
     monkeypatch.setattr(games, "today", lambda: today)
     monkeypatch.setattr(deals, "today", lambda: today)
     assert error_code(api.get(f"/api/games/{game['id']}/analysis"), 403) == "deal_sealed"
+
+
+def test_an_undecided_analysis_says_deal_winnable_null(
+    api: TestClient, app: FastAPI, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Contract v3: when the solver could not decide, ``slip`` and ``deal_winnable`` are null —
+    even for a deal whose verdict is stored as winnable (``true`` with no slip would read as a
+    game won or left while winnable). A deal proved lost needs no search at all."""
+    good, slip = slipping_line()
+    cut_short = analysis_job(
+        "castles-end", WON_DEAL, app.state.settings.deal_key_bytes,
+        [str(m) for m in (*good, slip)], "winnable", 60.0, 2,
+    )  # fmt: skip
+    assert cut_short == {"deal_winnable": None, "slip": None, "knowing": "all", "decided": False}
+
+    solver = solver_of(app)
+    solver.store(Verdict("castles-end", WON_DEAL, Outcome.WINNABLE, (), 1), certified=False)
+    solver.store(Verdict("castles-end", LOST_DEAL, Outcome.LOST, (), 1), certified=False)
+
+    async def never(*args: Any) -> None:  # no worker answers
+        return None
+
+    monkeypatch.setattr(solver.pool, "run", never)
+    game = start(api, "castles-end", WON_DEAL)
+    play(api, game["id"], [*good, slip])
+    assert api.post(f"/api/games/{game['id']}/resign").status_code == 200
+    found = api.get(f"/api/games/{game['id']}/analysis").json()
+    assert found == {"deal_winnable": None, "slip": None, "knowing": "all", "decided": False}
+    assert error_code(api.post(f"/api/games/{game['id']}/try-again"), 409) == "no_slip"
+
+    lost = start(api, "castles-end", LOST_DEAL)
+    assert api.post(f"/api/games/{lost['id']}/resign").status_code == 200
+    found = api.get(f"/api/games/{lost['id']}/analysis").json()
+    assert found == {"deal_winnable": False, "slip": None, "knowing": "all", "decided": True}
