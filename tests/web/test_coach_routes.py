@@ -209,8 +209,12 @@ def test_certify_always_ends_at_its_deal_or_time_limit(
         settings,
     )  # fmt: skip
     assert code == 0
-    out = capsys.readouterr().out
+    captured = capsys.readouterr()
+    out = captured.out
     assert "short of 3" in out and "the pool is empty" in out
+    # The progress bar (stderr): the pool's size against the count, and each deal judged.
+    assert "[" + "." * 30 + "] 0/3 certified" in captured.err
+    assert "deal 1: unknown" in captured.err
     refused = solver.start_winnable
     with pytest.raises(Exception, match="rarely decides a Quadruple Interchange deal"):
         refused(app.state.players.create_api_player(None)[0].id, "quadruple-interchange")
