@@ -301,3 +301,22 @@ def test_an_undecided_analysis_says_deal_winnable_null(
     assert api.post(f"/api/games/{lost['id']}/resign").status_code == 200
     found = api.get(f"/api/games/{lost['id']}/analysis").json()
     assert found == {"deal_winnable": False, "slip": None, "knowing": "all", "decided": True}
+
+
+def test_the_home_page_says_plainly_when_a_pool_is_empty(client: TestClient, app: FastAPI) -> None:
+    with app.state.sessions.begin() as db:
+        db.execute(delete(DealVerdict).where(DealVerdict.certified))
+    solver = solver_of(app)
+    solver._pools = None
+    assert solver.certify("castles-end", 1) >= 1
+    cards = {
+        part.split("</h2>")[0]: part.split("</li>")[0]
+        for part in client.get("/").text.split('<li class="game-card">\n    <h2>')[1:]
+    }
+    assert len(cards) == 5
+    assert 'name="winnable"' in cards["Castle&#39;s End"]
+    assert "No winnable deal certified yet" not in cards["Castle&#39;s End"]
+    qi = cards["Quadruple Interchange"]
+    assert 'name="winnable"' not in qi
+    assert "No winnable deal certified yet: the solver rarely decides one" in qi
+    assert "No winnable deal certified yet." in cards["Corners"]
