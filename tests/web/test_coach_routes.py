@@ -3,6 +3,7 @@ again from here", and winnable draws that skip the caller's own deals."""
 
 from __future__ import annotations
 
+import re
 from datetime import timedelta
 from functools import cache
 from typing import Any
@@ -20,7 +21,16 @@ from app.services import daily
 from app.services.seal import end_of_day
 from app.services.solver import Verdict, analysis_job
 from app.solver import Budget, Outcome, solve
-from tests.web.support import error_code, move, new_player, post, solver_of, start, start_as
+from tests.web.support import (
+    GAME_SLUGS,
+    error_code,
+    move,
+    new_player,
+    post,
+    solver_of,
+    start,
+    start_as,
+)
 
 WON_DEAL, LOST_DEAL = 1, 3  # Castle's End, development key
 
@@ -320,3 +330,18 @@ def test_the_home_page_says_plainly_when_a_pool_is_empty(client: TestClient, app
     assert 'name="winnable"' not in qi
     assert "No winnable deal certified yet: the solver rarely decides one" in qi
     assert "No winnable deal certified yet." in cards["Corners"]
+
+
+@pytest.mark.parametrize("slug", GAME_SLUGS)
+def test_each_rules_page_gives_its_winnability_with_sample_and_interval(
+    client: TestClient, slug: str
+) -> None:
+    """Issue #22: the figure, its sample size and 95% interval, and how it was measured, on
+    the page itself (players cannot open bench/)."""
+    page = client.get(f"/rules/{slug}")
+    assert page.status_code == 200
+    section = page.text.split("How often a deal can be won", 1)[1]
+    assert re.search(r"of\s+200?\s+deals", section)  # the sample size
+    assert re.search(r"95% interval \d+(\.\d)?–\d+(\.\d)?%", section)
+    assert "How this was measured." in section and "Wilson score" in section
+    assert "a short plain depth-first search first" in section
