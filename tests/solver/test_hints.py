@@ -164,7 +164,7 @@ def test_with_no_win_in_sight_a_quadrangle_hint_keeps_the_wastes_card_before_dea
     assert Move.parse("stock-waste") in rules.legal_moves(state)
     given = hint(state, Budget(nodes=nodes))
     assert given.outcome == ESTIMATE and given.chance == 0
-    assert str(given.move) == "waste-t1"
+    assert given.move is not None and str(given.move) == "waste-t1"
     assert "in play" in given.message
     after = rules.apply(state, given.move)  # then, with nothing else to do, it deals
     assert str(hint(after, Budget(nodes=nodes)).move) == "stock-waste"
