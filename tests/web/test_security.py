@@ -278,6 +278,7 @@ def test_a_revocation_by_another_process_is_seen_within_the_cache_time(
     assert account_name(client) is None
 
 
+@pytest.mark.postgres
 def test_cookies_are_secure_by_default_in_production() -> None:
     key, secret = secrets.token_urlsafe(48), secrets.token_urlsafe(48)
     # Production refuses SQLite, and a database first started with another DEAL_KEY: a fresh
