@@ -20,6 +20,7 @@ from tests.skip_postgres import skip_postgres_reason
 pytest_plugins = ["tests.own_postgres"]
 
 
+@pytest.hookimpl(tryfirst=True)  # before -m deselects by marker
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     skipped = skip_postgres_reason()
     for item in items:
