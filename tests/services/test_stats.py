@@ -16,7 +16,6 @@ import hashlib
 import math
 import os
 import sys
-import time
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, timedelta
@@ -54,6 +53,7 @@ from app.services.players import create_player
 from app.services.stats import wilson_lower_bound
 from app.web.schemas import deal_json
 from tests.databases import downgrade, fresh_postgres_database, migrate, sqlite_url
+from tests.waiting import wait_until
 
 # Corners deals that can be won: the small search below finds a winning line for each. Their
 # numbers are above 2^32, like the numbers the server draws (migration 0004 tells drawn deals
@@ -636,11 +636,10 @@ def test_recent_boards_are_cached_and_refreshed_in_the_background(env: Env) -> N
     for cached in boards._cache.values():
         cached.made -= 61
     assert boards.board(None, Period.DAYS_7).rows == first.rows
-    for _ in range(200):
-        rows = boards.board(None, Period.DAYS_7).rows
-        if rows[0].played == 12:
-            break
-        time.sleep(0.01)
+    wait_until(
+        lambda: boards.board(None, Period.DAYS_7).rows[0].played == 12, "the background refresh"
+    )
+    rows = boards.board(None, Period.DAYS_7).rows
     assert [(r.player, r.played, r.won) for r in rows] == [("Cached", 12, 7)]
     # A new day is a new window, computed at once: six days on, only today's 2 games are in it.
     env.clock.at += timedelta(days=6)
