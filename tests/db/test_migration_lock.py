@@ -15,6 +15,7 @@ from tests.databases import fresh_postgres_database
 STARTS = 4
 
 
+@pytest.mark.slow
 @pytest.mark.postgres
 def test_four_migrations_at_once_on_an_empty_database_all_succeed_and_build_it_once() -> None:
     url = fresh_postgres_database(f"ph_migrate_race_{os.environ.get('PYTEST_XDIST_WORKER', 'm')}")

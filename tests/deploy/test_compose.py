@@ -152,6 +152,7 @@ def _scalar(url: str, sql: str) -> Any:
         engine.dispose()
 
 
+@pytest.mark.slow
 @pytest.mark.postgres
 def test_the_migrate_service_builds_the_schema_and_queues_the_pools(tmp_path: Path) -> None:
     url = fresh_postgres_database("ph_migrate_service")
@@ -165,6 +166,7 @@ def test_the_migrate_service_builds_the_schema_and_queues_the_pools(tmp_path: Pa
     assert _scalar(url, queued) == 5  # one per game: the pools fill in the background
 
 
+@pytest.mark.slow
 @pytest.mark.postgres
 def test_the_worker_service_takes_a_job_and_a_killed_workers_job_is_taken_again() -> None:
     url = fresh_postgres_database("ph_worker_service")
@@ -211,6 +213,7 @@ def test_the_worker_service_takes_a_job_and_a_killed_workers_job_is_taken_again(
     assert _scalar(url, status) == "todo"  # queued again, for the next worker to take
 
 
+@pytest.mark.slow
 @pytest.mark.postgres
 def test_the_backup_service_dumps_and_keeps_the_newest(tmp_path: Path) -> None:
     if shutil.which("pg_dump") is None or shutil.which("pg_restore") is None:

@@ -132,6 +132,7 @@ def _client(source: str) -> httpx.Client:
     return httpx.Client(transport=transport, timeout=10.0)
 
 
+@pytest.mark.slow
 @pytest.mark.postgres
 def test_rate_limits_count_each_client_through_the_proxy(stack: Stack) -> None:
     answers = []
@@ -147,6 +148,7 @@ def test_rate_limits_count_each_client_through_the_proxy(stack: Stack) -> None:
     assert answers == [[201] * NEW_PLAYERS_PER_CLIENT + [429]] * len(CLIENTS)
 
 
+@pytest.mark.slow
 @pytest.mark.postgres
 def test_the_app_behind_the_proxy_sees_https(stack: Stack) -> None:
     with _client("127.0.0.8") as browser:
@@ -214,6 +216,7 @@ class _Stream:
         self._client.close()
 
 
+@pytest.mark.slow
 @pytest.mark.postgres
 def test_a_move_on_the_other_instance_reaches_a_stream_through_the_proxy(stack: Stack) -> None:
     with httpx.Client(base_url=stack.b, timeout=10.0) as b:  # plays on instance B only

@@ -86,6 +86,7 @@ def test_finished_games_and_replays_open_only_to_players_who_finished_the_deal(e
     assert {g.id for g in done.finished} == {won, bobs}
 
 
+@pytest.mark.slow
 def test_the_deal_of_the_day_ranks_each_players_first_game_of_the_day(
     env: Env, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -308,6 +308,7 @@ def v1_daily_deal(slug: str, day: date) -> int:
     return int.from_bytes(digest[:8], "big") % MAX_DEAL + 1
 
 
+@pytest.mark.slow
 def test_migration_0004_recounts_the_counters_up_and_down(env: Env) -> None:
     ann, bob = env.player(), env.player()
     ann_won = env.win(ann)  # rated: the first game of a drawn number

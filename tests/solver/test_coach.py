@@ -84,6 +84,7 @@ def test_follow_continues_a_line_only_on_its_positions() -> None:
     assert follow(deal, line, rules.replay(deal, line)) is None  # the end: nothing left
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("game", "deals"), [("corners", (1, 2, 3)), ("patriarchs", (2,))])
 def test_following_exact_hints_wins_once_every_card_has_been_seen(
     game: str, deals: tuple[int, ...]
