@@ -85,6 +85,7 @@ def test_follow_continues_a_line_only_on_its_positions() -> None:
     assert follow(deal, line, rules.replay(deal, line)) is None  # the end: nothing left
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("game", "deals"), [("corners", (1, 2, 3)), ("patriarchs", (2,)), ("quadrangle", (1, 3))]
 )

@@ -45,6 +45,7 @@ def with_hidden_cards_shuffled(state: State, order: list[int]) -> State:
     return State(state.game, tuple(piles), state.redeals)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("game", HIDDEN_GAMES)
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
@@ -99,6 +100,7 @@ def test_a_hidden_card_hint_plays_what_the_visible_cards_allow() -> None:
     assert given.outcome == ESTIMATE
 
 
+@pytest.mark.slow
 def test_castles_end_hints_are_exact() -> None:
     rules = get_ruleset("castles-end")
     seen = set()

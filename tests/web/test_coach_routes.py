@@ -70,6 +70,7 @@ def play(api: TestClient, game_id: str, moves: list[Move], version: int = 0) -> 
     return version
 
 
+@pytest.mark.slow
 def test_a_followed_hint_continues_the_kept_line_without_a_search(
     api: TestClient, app: FastAPI, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -91,6 +92,7 @@ def test_a_followed_hint_continues_the_kept_line_without_a_search(
         assert move(api, game["id"], notation(given["move"]), version).status_code == 200
 
 
+@pytest.mark.slow
 def test_analysis_names_the_slip_and_try_again_starts_just_before_it(
     api: TestClient, app: FastAPI
 ) -> None:
