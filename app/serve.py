@@ -14,7 +14,8 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
-from typing import Any
+from collections.abc import Callable
+from typing import Any, Protocol
 
 from uvicorn import config as uvicorn_config
 from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
@@ -24,17 +25,26 @@ def _read_timeout() -> float:
     return float(os.environ.get("REQUEST_READ_TIMEOUT", "10"))
 
 
+class Timer(Protocol):
+    def cancel(self) -> None: ...
+
+
 class TimedHttpProtocol(HttpToolsProtocol):
     read_timeout: float | None = None  # seconds; None: REQUEST_READ_TIMEOUT
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        self._read_timer: asyncio.TimerHandle | None = None
+        self._read_timer: Timer | None = None
+
+    def start_timer(self, delay: float, callback: Callable[[], None]) -> Timer:
+        """The read deadline's timer: on the event loop's clock (a test sets a clock of its
+        own, which it moves, in a subclass)."""
+        return self.loop.call_later(delay, callback)
 
     def _arm(self) -> None:
         if self._read_timer is None:
             timeout = self.read_timeout if self.read_timeout is not None else _read_timeout()
-            self._read_timer = self.loop.call_later(timeout, self._too_slow)
+            self._read_timer = self.start_timer(timeout, self._too_slow)
 
     def _disarm(self) -> None:
         if self._read_timer is not None:

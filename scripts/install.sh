@@ -30,24 +30,39 @@ if [ ! -f "$stamp" ]; then
   say "dependencies installed"
 fi
 
+# Debian packages, only where they can be installed: apt-get there, and root or a sudo that
+# asks for no password. Anywhere else, nothing is tried: the caller says what was skipped.
 apt_install() {
+  if ! command -v apt-get >/dev/null 2>&1; then
+    apt_skipped="there is no apt-get here"
+    return 1
+  fi
   if [ "$(id -u)" = 0 ]; then
     apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$@" >/dev/null
-  else
+  elif command -v sudo >/dev/null 2>&1 && sudo -n true 2>/dev/null; then
     sudo apt-get update -qq && sudo DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$@" >/dev/null
+  else
+    apt_skipped="not root, and sudo needs a password (or is missing)"
+    return 1
   fi
 }
+apt_skipped="apt-get failed"
 
-if [ "$dev" = 1 ] && [ ! -x /usr/bin/chromium ]; then
+chromium=${E2E_CHROMIUM:-/usr/bin/chromium}
+if [ "$dev" = 1 ] && [ ! -x "$chromium" ]; then
   # Playwright's own browser download cannot work here; Debian's Chromium is what the
   # end-to-end tests drive.
   say "installing Debian's Chromium for the browser tests"
-  apt_install chromium
+  apt_install chromium || {
+    say "SKIPPED: Chromium was not installed ($apt_skipped)."
+    say "  The browser tests (tests/e2e) will be skipped, saying so; under CI=true they fail."
+    say "  Install a Chromium yourself and point E2E_CHROMIUM at it to run them."
+  }
 fi
 
 if [ "$dev" = 1 ] && ! command -v caddy >/dev/null 2>&1; then
   # The deployment tests put the real reverse proxy of docker-compose.yml in front of two app
   # instances (tests/deploy/test_proxy.py). Its package's service is not started here.
   say "installing Debian's caddy for the reverse-proxy tests"
-  apt_install caddy || say "caddy could not be installed: the reverse-proxy tests will say so"
+  apt_install caddy || say "SKIPPED: caddy was not installed ($apt_skipped): the reverse-proxy tests will say so"
 fi

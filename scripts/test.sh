@@ -1,6 +1,9 @@
 #!/usr/bin/env bash
 # Installs everything, then runs the whole test suite: lint, types, layer rules, tests.
-# Postgres tests use TEST_POSTGRES_URL (default: the local server's "test" database).
+# Postgres tests use TEST_POSTGRES_URL (default: the local server's "test" database); without a
+# usable server they fail (skip them explicitly: -m "not postgres", or TEST_SKIP_POSTGRES=1).
+# install.sh installs Chromium (the browser tests) only where it can, and says what it skipped.
+# Arguments go to pytest: ./scripts/test.sh -m "not slow and not e2e" is the fast lane.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ./scripts/install.sh --dev

@@ -1,82 +1,32 @@
-"""Shared fixtures: an app per database backend, and clients that check every response."""
+"""What every test shares: the PostgreSQL marker, and nothing heavy.
+
+The app fixtures (an app per database backend, clients that check every response) live in
+tests/web/conftest.py, so that a run of the engine's or the solver's tests does not import the
+web app (it starts in a fraction of a second).
+
+A test that needs PostgreSQL is marked ``postgres`` here (any test on the ``postgres`` backend, or
+using ``own_postgres``; the modules that make databases of their own say so themselves). A run
+without the Postgres test server fails: skip those tests explicitly with ``-m "not postgres"``
+or ``TEST_SKIP_POSTGRES=1`` (tests/databases.py).
+"""
 
 from __future__ import annotations
 
-import os
-from collections.abc import Iterator
-from pathlib import Path
-
 import pytest
-from fastapi import FastAPI
-from fastapi.testclient import TestClient
 
-from app.config import Settings
-from app.main import create_app
-from tests.databases import BACKENDS, database_url, migrate
-from tests.settings import suite_settings
-from tests.web.answers import check_answer
-from tests.web.hidden import HiddenCardGuard
+from tests.skip_postgres import skip_postgres_reason
 
 # own_postgres: a PostgreSQL server a test may stop and start (tests/own_postgres.py).
 pytest_plugins = ["tests.own_postgres"]
 
 
-def _worker() -> str:
-    return os.environ.get("PYTEST_XDIST_WORKER", "main")
-
-
-@pytest.fixture(scope="session", params=BACKENDS)
-def backend(request: pytest.FixtureRequest) -> str:
-    return str(request.param)
-
-
-@pytest.fixture(scope="session")
-def db_url(backend: str, tmp_path_factory: pytest.TempPathFactory) -> str:
-    url = database_url(backend, tmp_path_factory.mktemp("db"), f"ph_test_{_worker()}")
-    migrate(url)
-    return url
-
-
-@pytest.fixture(scope="session")
-def settings(db_url: str) -> Settings:
-    return suite_settings(db_url, leaderboard_min_games=10)
-
-
-@pytest.fixture(scope="session")
-def app(settings: Settings) -> Iterator[FastAPI]:
-    application = create_app(settings)
-    yield application
-    application.state.services.engine.dispose()
-    application.state.services.move_store.close()
-
-
-@pytest.fixture()
-def guard(app: FastAPI) -> HiddenCardGuard:
-    return HiddenCardGuard(app)
-
-
-@pytest.fixture()
-def client(app: FastAPI, guard: HiddenCardGuard) -> Iterator[TestClient]:
-    """A browser-like client (keeps cookies); every response passes the hidden-card check."""
-    with TestClient(app, base_url="http://testserver") as c:
-        c.event_hooks["response"] += [guard.check, check_answer]
-        yield c
-
-
-@pytest.fixture()
-def api(app: FastAPI, guard: HiddenCardGuard) -> Iterator[TestClient]:
-    """An API client with a fresh player's bearer token."""
-    with TestClient(app, base_url="http://testserver") as c:
-        c.event_hooks["response"] += [guard.check, check_answer]
-        created = c.post("/api/players", json={})
-        assert created.status_code == 201, created.text
-        c.headers["Authorization"] = f"Bearer {created.json()['token']}"
-        c.player = created.json()  # type: ignore[attr-defined]
-        yield c
-
-
-@pytest.fixture()
-def artifacts() -> Path:
-    path = Path(__file__).resolve().parent.parent / "test-artifacts"
-    path.mkdir(exist_ok=True)
-    return path
+@pytest.hookimpl(tryfirst=True)  # before -m deselects by marker
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    skipped = skip_postgres_reason()
+    for item in items:
+        params = getattr(item, "callspec", None)
+        on_postgres = params is not None and params.params.get("backend") == "postgres"
+        if on_postgres or "own_postgres" in getattr(item, "fixturenames", ()):
+            item.add_marker(pytest.mark.postgres)
+        if skipped and item.get_closest_marker("postgres") is not None:
+            item.add_marker(pytest.mark.skip(reason=skipped))

@@ -1,8 +1,10 @@
 """Test databases: a SQLite file and a PostgreSQL database, each migrated with Alembic.
 
 PostgreSQL comes from TEST_POSTGRES_URL (a server URL; each pytest worker gets a database of
-its own on it). Without it, Postgres tests are skipped — except under CI=true, where a skipped
-Postgres test is a failure, so CI can never pass without having talked to the real server.
+its own on it). Without it, or with a server that cannot be used, a Postgres test fails, loudly:
+a run that means to go without PostgreSQL says so, with ``-m "not postgres"`` (the marker is put
+on every such test, tests/conftest.py) or ``TEST_SKIP_POSTGRES=1`` (they are skipped, with that
+reason). Under CI=true nothing may skip them.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from sqlalchemy import create_engine, text
 from sqlalchemy.engine import make_url
 
 from app.config import PROJECT_DIR
+from tests.skip_postgres import skip_postgres_reason
 
 BACKENDS = ("sqlite", "postgres")
 
@@ -27,10 +30,15 @@ def postgres_server_url() -> str | None:
 
 def require_postgres() -> str:
     url = postgres_server_url()
+    skipped = skip_postgres_reason()
+    if skipped:
+        pytest.skip(skipped)
     if url is None:
-        if os.environ.get("CI") == "true":
-            pytest.fail("TEST_POSTGRES_URL is not set, and CI must run the Postgres tests")
-        pytest.skip("TEST_POSTGRES_URL is not set")
+        pytest.fail(
+            "TEST_POSTGRES_URL is not set: set it to the PostgreSQL test server's URL, or skip "
+            'these tests explicitly (-m "not postgres", or TEST_SKIP_POSTGRES=1)',
+            pytrace=False,
+        )
     return url
 
 
@@ -47,10 +55,13 @@ def fresh_postgres_database(name: str) -> str:
         with admin.connect() as conn:
             conn.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
             conn.execute(text(f'CREATE DATABASE "{name}"'))
-    except Exception as exc:  # the server is down or refuses us
-        if os.environ.get("CI") == "true":
-            raise
-        pytest.skip(f"PostgreSQL at {server.render_as_string()} is not usable: {exc}")
+    except Exception as exc:  # the server is down or refuses us: loudly
+        pytest.fail(
+            f"PostgreSQL at {server.render_as_string()} is not usable: {exc}\n"
+            'Start it, or skip the Postgres tests explicitly (-m "not postgres", or '
+            "TEST_SKIP_POSTGRES=1).",
+            pytrace=False,
+        )
     finally:
         admin.dispose()
     return server.set(database=name).render_as_string(hide_password=False)

@@ -246,6 +246,8 @@ def production_server(tmp_path: Path) -> Iterator[str]:
             server.wait(timeout=10)
 
 
+@pytest.mark.slow
+@pytest.mark.postgres
 def test_the_start_script_migrates_then_serves_in_production(production_server: str) -> None:
     status, created = _request(f"{production_server}/api/players", {})
     assert status == 201

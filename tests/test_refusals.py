@@ -57,6 +57,7 @@ def test_production_refuses_sqlite(tmp_path: Path) -> None:
     assert refusals(Settings(_env_file=None, database_url="sqlite://")) == []  # type: ignore[call-arg]
 
 
+@pytest.mark.postgres
 def test_production_refuses_several_workers_without_redis(pg_url: str) -> None:
     (problem,) = refusals(_production(database_url=pg_url, web_concurrency=4))
     assert "WEB_CONCURRENCY=4" in problem and "REDIS_URL" in problem
@@ -65,6 +66,7 @@ def test_production_refuses_several_workers_without_redis(pg_url: str) -> None:
     assert refusals(ok) == []
 
 
+@pytest.mark.postgres
 def test_production_refuses_another_deal_key_than_the_databases(pg_url: str) -> None:
     create_app_ok = create_app(_production(database_url=pg_url))  # the first start records it
     _closed(create_app_ok)
@@ -119,6 +121,7 @@ def production_app(pg_url: str) -> Iterator[FastAPI]:
     _closed(app)
 
 
+@pytest.mark.postgres
 def test_plain_http_in_production_answers_an_explicit_styled_page(production_app: FastAPI) -> None:
     with TestClient(production_app, base_url="http://games.example.org") as c:
         page = c.get("/")
@@ -134,6 +137,7 @@ def test_plain_http_in_production_answers_an_explicit_styled_page(production_app
         assert c.get("/").status_code == 200
 
 
+@pytest.mark.postgres
 def test_metrics_and_api_docs_are_not_public_in_production(production_app: FastAPI) -> None:
     with TestClient(production_app, base_url="https://games.example.org") as c:
         for path in ("/docs", "/redoc", "/openapi.json", "/static/docs/swagger-ui.css"):
@@ -144,6 +148,7 @@ def test_metrics_and_api_docs_are_not_public_in_production(production_app: FastA
         assert scraped.status_code == 200 and "ph_requests_total" in scraped.text
 
 
+@pytest.mark.postgres
 def test_metrics_without_a_token_are_not_served_in_production(pg_url: str) -> None:
     app = create_app(_production(database_url=pg_url))
     try:

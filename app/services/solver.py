@@ -133,6 +133,8 @@ def analysis_job(
         deal_outcome=Outcome(known) if known else None,
     )
     slip = found.slip
+    if not found.decided:
+        return undecided_analysis()
     return {
         "deal_winnable": found.deal_winnable,
         "slip": None
@@ -143,8 +145,16 @@ def analysis_job(
     }
 
 
-def undecided_analysis(deal_winnable: bool | None) -> dict[str, Any]:
-    return {"deal_winnable": deal_winnable, "slip": None, "knowing": "all", "decided": False}
+def undecided_analysis() -> dict[str, Any]:
+    """An analysis the solver could not settle: ``deal_winnable`` is null then (contract v3),
+    even for a deal known to be winnable — a client reading ``"deal_winnable": true`` with no
+    slip would take the game for won, or left while still winnable."""
+    return {"deal_winnable": None, "slip": None, "knowing": "all", "decided": False}
+
+
+def lost_deal_analysis() -> dict[str, Any]:
+    """The analysis of a game of a deal proved lost: no move of the game lost it."""
+    return {"deal_winnable": False, "slip": None, "knowing": "all", "decided": True}
 
 
 @dataclass(frozen=True)
@@ -411,7 +421,10 @@ class Solver:
             else:
                 return await self._analysis_of_a_worker(game_id, slug, number)
         known = await to_thread.run_sync(self.verdict, slug, number)
-        outcome = None if known is None else ("winnable" if known else "lost")
+        if known is False:  # a deal proved lost needs no search: no move of the game lost it
+            await to_thread.run_sync(self.store_analysis, game_id, lost_deal_analysis())
+            return lost_deal_analysis()
+        outcome = None if known is None else "winnable"
         answer: dict[str, Any] | None = await self.pool.run(
             self.analysis_seconds + BUSY_SLACK_SECONDS,
             analysis_job,
@@ -423,7 +436,7 @@ class Solver:
             self.analysis_seconds,
         )
         if answer is None:
-            return undecided_analysis(known)
+            return undecided_analysis()
         if answer["decided"]:
             await to_thread.run_sync(self.store_analysis, game_id, answer)
         return answer
@@ -438,7 +451,7 @@ class Solver:
             if stored is not None:
                 return stored
             if time.monotonic() >= deadline:
-                return undecided_analysis(await to_thread.run_sync(self.verdict, slug, number))
+                return undecided_analysis()
             await asyncio.sleep(ANALYSIS_POLL_SECONDS)
 
     def analyse_now(self, game_id: str, slug: str, number: int, moves: list[str]) -> bool:

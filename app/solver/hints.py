@@ -13,8 +13,9 @@
   the move that starts the most wins among them (dealing and redealing are moves like any
   other), with ``chance`` the share of arrangements the search won. When no arrangement is
   won within the budget the hint still names a move: the first of the shortest line of
-  visible moves that puts the most cards on the foundations, else the search model's first
-  choice. There is no move only when no legal move exists.
+  visible moves that puts the most cards on the foundations, else (no redeal) the waste's
+  card onto a tableau pile, else a deal, else the search model's first choice. There is no
+  move only when no legal move exists.
 """
 
 from __future__ import annotations
@@ -295,8 +296,9 @@ def _onward(masked: State, legal: list[Move]) -> list[Move]:
 
 def _fallback(state: State, legal: list[Move]) -> tuple[Move, str]:
     """A move when no sampled arrangement was won: the start of the shortest visible line that
-    puts the most cards on the foundations, else a deal or redeal, else the search model's
-    first choice, else the first legal move."""
+    puts the most cards on the foundations, else (in a game with no redeal) the waste's card
+    onto a tableau pile, else a deal or redeal, else the search model's first choice, else the
+    first legal move."""
     rules = get_ruleset(state.game)
     # Moves off a foundation (Patriarchs' transfers) only when nothing else is legal: two
     # guesses in a row would otherwise trade a card back and forth for ever.
@@ -305,6 +307,17 @@ def _fallback(state: State, legal: list[Move]) -> tuple[Move, str]:
     given = _visible(state, Budget(nodes=5_000))
     if given.move is not None and given.move in legal:
         return given.move, "This move starts the shortest line that puts more cards home."
+    if rules.max_redeals is None and rules.waste >= 0:
+        # No redeal (Quadrangle, Quadruple Interchange): a deal covers the waste's top card for
+        # good, so first keep it in play on a tableau pile, as a greedy player would (dealing
+        # first lost Quadrangle deals that greedy play wins: bench/RESULTS.md). A card never
+        # goes back to the waste, so this never goes round in circles.
+        for move in legal:
+            if (
+                rules.pile_index(move.source) == rules.waste
+                and rules.pile_index(move.target) in rules.tableau
+            ):
+                return move, "This keeps the waste's card in play before the next deal covers it."
     # Nothing shows a way home: deal (or redeal). The stock only shrinks and redeals are
     # limited, so guesses like this never go round in circles.
     for move in legal:

@@ -6,6 +6,7 @@ import os
 import subprocess
 import sys
 
+import pytest
 from sqlalchemy import create_engine, text
 
 from app.config import PROJECT_DIR
@@ -14,6 +15,8 @@ from tests.databases import fresh_postgres_database
 STARTS = 4
 
 
+@pytest.mark.slow
+@pytest.mark.postgres
 def test_four_migrations_at_once_on_an_empty_database_all_succeed_and_build_it_once() -> None:
     url = fresh_postgres_database(f"ph_migrate_race_{os.environ.get('PYTEST_XDIST_WORKER', 'm')}")
     env = {**os.environ, "DATABASE_URL": url, "APP_ENV": "test"}

@@ -9,6 +9,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+import pytest
 from alembic import command
 from alembic.autogenerate import compare_metadata
 from alembic.config import Config
@@ -54,6 +55,7 @@ def _tables(url: str) -> set[str]:
         engine.dispose()
 
 
+@pytest.mark.slow
 def test_migrations_match_the_models(backend: str, tmp_path: Path) -> None:
     url = _fresh_database(backend, tmp_path)
     config = _config(url)
@@ -70,6 +72,7 @@ def test_migrations_match_the_models(backend: str, tmp_path: Path) -> None:
     assert _differences(url) == []
 
 
+@pytest.mark.slow
 def test_every_revision_steps_down_and_up(backend: str, tmp_path: Path) -> None:
     url = _fresh_database(backend, tmp_path)
     config = _config(url)

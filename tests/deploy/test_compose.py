@@ -19,6 +19,7 @@ import tomllib
 from pathlib import Path
 from typing import Any
 
+import pytest
 import yaml
 from sqlalchemy import create_engine, text
 from sqlalchemy.engine import make_url
@@ -197,6 +198,8 @@ def test_a_served_process_writes_warnings_and_every_loggers_lines_as_json() -> N
     assert "a deprecated call" in lines[0]["msg"]
 
 
+@pytest.mark.slow
+@pytest.mark.postgres
 def test_the_migrate_service_builds_the_schema_and_queues_the_pools(tmp_path: Path) -> None:
     url = fresh_postgres_database("ph_migrate_service")
     env = _env(url, CERTIFIED_POOL_TARGET="5")
@@ -212,6 +215,8 @@ def test_the_migrate_service_builds_the_schema_and_queues_the_pools(tmp_path: Pa
     assert _scalar(url, queued) == 5  # one per game: the pools fill in the background
 
 
+@pytest.mark.slow
+@pytest.mark.postgres
 def test_the_worker_service_takes_a_job_and_a_killed_workers_job_is_taken_again() -> None:
     url = fresh_postgres_database("ph_worker_service")
     env = _env(url, CERTIFIED_POOL_TARGET="0", SOLVER_JUDGE_SECONDS="1")
@@ -297,6 +302,7 @@ def test_the_redis_service_runs_its_command_and_passes_its_health_check() -> Non
         server.wait(10)
 
 
+@pytest.mark.postgres
 def test_the_db_services_health_check_passes_on_a_ready_server() -> None:
     if shutil.which("pg_isready") is None:
         needs("pg_isready is not installed")
@@ -307,6 +313,8 @@ def test_the_db_services_health_check_passes_on_a_ready_server() -> None:
     assert "accepting connections" in _run(["sh", "-c", check[1] + where], dict(os.environ))
 
 
+@pytest.mark.slow
+@pytest.mark.postgres
 def test_the_backup_service_dumps_and_keeps_the_newest(tmp_path: Path) -> None:
     if shutil.which("pg_dump") is None or shutil.which("pg_restore") is None:
         needs("pg_dump is not installed")

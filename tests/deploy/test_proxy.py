@@ -126,6 +126,8 @@ def _client(source: str) -> httpx.Client:
     return httpx.Client(transport=transport, timeout=10.0)
 
 
+@pytest.mark.slow
+@pytest.mark.postgres
 def test_rate_limits_count_each_client_through_the_proxy(stack: Stack) -> None:
     answers = []
     for source in CLIENTS:
@@ -151,6 +153,8 @@ def test_rate_limits_count_each_client_through_the_proxy(stack: Stack) -> None:
     assert spoofed == [201] * NEW_PLAYERS_PER_CLIENT + [429]
 
 
+@pytest.mark.slow
+@pytest.mark.postgres
 def test_the_app_behind_the_proxy_sees_https(stack: Stack) -> None:
     with _client("127.0.0.8") as browser:
         page = browser.get(f"{stack.site}/account")
@@ -217,6 +221,8 @@ class _Stream:
         self._client.close()
 
 
+@pytest.mark.slow
+@pytest.mark.postgres
 def test_a_move_on_the_other_instance_reaches_a_stream_through_the_proxy(stack: Stack) -> None:
     with httpx.Client(base_url=stack.b, timeout=10.0) as b:  # plays on instance B only
         token = b.post("/api/players", json={}).json()["token"]

@@ -2,7 +2,9 @@
 database (migrated with Alembic first), driven by Debian's Chromium through Playwright.
 
 Playwright's own browser download does not work on this machine, so the browser is always
-/usr/bin/chromium (override with E2E_CHROMIUM).
+/usr/bin/chromium (override with E2E_CHROMIUM). scripts/install.sh --dev installs it where it
+can (apt-get, as root or with sudo); without it these tests are skipped, saying why, except
+under CI=true, where they fail: CI never passes without having driven the browser.
 """
 
 from __future__ import annotations
@@ -71,10 +73,31 @@ def _wait_until_up(url: str, proc: subprocess.Popen[bytes], log: Path) -> None:
     raise RuntimeError(f"the server did not start in time: {log.read_text()[-2000:]}")
 
 
+def _no_browser(reason: str) -> None:
+    """Skip a browser test that cannot run here, saying why; under CI=true, fail it."""
+    if os.environ.get("CI") == "true":
+        pytest.fail(f"CI must run the browser tests: {reason}", pytrace=False)
+    pytest.skip(reason)
+
+
+@pytest.hookimpl(tryfirst=True)  # before -m deselects by marker
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Every test here is an ``e2e`` test, whether or not its module says so."""
+    here = Path(__file__).parent
+    for item in items:
+        if item.path.is_relative_to(here) and item.get_closest_marker("e2e") is None:
+            item.add_marker(pytest.mark.e2e)
+
+
 @pytest.fixture(scope="session")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
-    if sync_playwright is None or not Path(CHROMIUM).exists():
-        pytest.skip("the end-to-end tests need the playwright package and Chromium")
+    if sync_playwright is None:
+        _no_browser("the end-to-end tests need the playwright package (install.sh --dev)")
+    if not Path(CHROMIUM).exists():
+        _no_browser(
+            f"no Chromium at {CHROMIUM}: scripts/install.sh --dev installs Debian's where it "
+            "can (apt-get, as root or with sudo); elsewhere set E2E_CHROMIUM to a Chromium"
+        )
     with serve(tmp_path_factory.mktemp("e2e")) as running:
         yield running
 
@@ -150,7 +173,7 @@ def pytest_runtest_makereport(
 @pytest.fixture(scope="session")
 def playwright() -> Iterator[Playwright]:
     if sync_playwright is None:
-        pytest.skip("the end-to-end tests need the playwright package")
+        _no_browser("the end-to-end tests need the playwright package (install.sh --dev)")
     with sync_playwright() as p:
         yield p
 

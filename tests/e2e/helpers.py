@@ -6,7 +6,7 @@ import json
 import re
 from typing import Any
 
-from playwright.sync_api import Browser, BrowserContext, Page
+from playwright.sync_api import Browser, BrowserContext, Page, Route
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from app.engine import Move
@@ -207,3 +207,28 @@ def people(
         p.set_default_timeout(15_000)
         p.on("pageerror", lambda exc: errors.append(str(exc)))
     return contexts, pages
+
+
+class HeldAnswers:
+    """The page's POSTs held until the test lets them go: a round trip exactly as long as the
+    test needs, whatever the machine's speed (no latency to guess, no race with it)."""
+
+    def __init__(self, page: Page) -> None:
+        self.page = page
+        self.held: list[Route] = []
+        self.holding = True
+        page.route("**/*", self._route)
+
+    def _route(self, route: Route) -> None:
+        if self.holding and route.request.method == "POST":
+            self.held.append(route)
+        else:
+            route.continue_()
+
+    def release(self) -> None:
+        """Send what was held, and everything from now on."""
+        self.holding = False
+        for route in self.held:
+            route.continue_()
+        self.held.clear()
+        self.page.unroute("**/*", self._route)

@@ -12,7 +12,7 @@ import pytest
 from playwright.sync_api import Browser, Page, ViewportSize, expect
 
 from tests.e2e.conftest import Server
-from tests.e2e.helpers import game_json, legal, open_deal, version, wait_version
+from tests.e2e.helpers import HeldAnswers, game_json, legal, open_deal, version, wait_version
 
 pytestmark = pytest.mark.e2e
 
@@ -43,12 +43,12 @@ def press(page: Page, selector: str) -> None:
     if page.viewport_size and page.viewport_size["width"] < 600:
         # A pile off the side of a phone's sideways-scrolling table is scrolled to first.
         target.evaluate("e => e.scrollIntoView({block: 'nearest', inline: 'nearest'})")
-        box = target.bounding_box()
+        box = None
         for _ in range(20):  # the pile may be in the middle of being swapped for its new self
+            target.wait_for(state="visible")
+            box = target.bounding_box()
             if box is not None:
                 break
-            page.wait_for_timeout(50)
-            box = target.bounding_box()
         assert box is not None
         page.touchscreen.tap(box["x"] + box["width"] / 2, box["y"] + min(10, box["height"] / 2))
     else:
@@ -163,6 +163,7 @@ PLANS = {
 def test_the_table_never_moves_during_play(sized: Page, slug: str) -> None:
     page = sized
     deal, plan = PLANS[slug]
+    page.clock.install()  # the page's clock, moved by the test (a double-click is in time)
     open_deal(page, slug, deal)
     page.evaluate(WATCH)
     at_start = _positions(page)
@@ -174,7 +175,7 @@ def test_the_table_never_moves_during_play(sized: Page, slug: str) -> None:
             press(page, f"#pile-{arg} > li:last-child")
             expect(page.locator("#announce")).to_contain_text("Picked up")
         elif kind == "cancel":
-            page.wait_for_timeout(600)  # a second, separate click: not a double-click
+            page.clock.fast_forward(600)  # a second, separate click: not a double-click
             press(page, f"#pile-{arg} > li:last-child")
             expect(page.locator("#announce")).to_contain_text("Put back")
         elif kind in ("move", "bad"):
@@ -226,12 +227,13 @@ def test_a_card_picked_during_a_round_trip_shows_at_once_and_moves_after(sized: 
     game_id = open_deal(page, "castles-end", 77)
     first = legal(page)
     assert "t2-f1" in first
-    _slow(page, 400)
+    answers = HeldAnswers(page)
     press(page, "#pile-t2 > li:last-child")
-    press(page, "#pile-f1")  # sent; the answer takes 400 ms
+    press(page, "#pile-f1")  # sent; the answer is held until the test lets it go
     press(page, "#pile-t1 > li:last-child")  # picked while waiting: shown at once
     expect(page.locator("#pile-t1 > li.picked")).to_have_count(1)
     assert version(page) == 0
+    answers.release()
     wait_version(page, 1)
     expect(page.locator("#pile-t1 > li.picked")).to_have_count(1)  # still picked after the swap
     assert game_json(page, game_id)["moves"] == 1
@@ -240,7 +242,7 @@ def test_a_card_picked_during_a_round_trip_shows_at_once_and_moves_after(sized: 
 def test_a_refused_queued_action_says_why_and_drops_the_rest(sized: Page) -> None:
     page = sized
     game_id = open_deal(page, "castles-end", 77)
-    _slow(page)
+    answers = HeldAnswers(page)  # everything below is queued behind the first move
     press(page, "#pile-t2 > li:last-child")
     press(page, "#pile-f1")  # legal: sets the base
     press(page, "#pile-t3 > li:last-child")
@@ -248,6 +250,7 @@ def test_a_refused_queued_action_says_why_and_drops_the_rest(sized: Page) -> Non
     press(page, "#pile-t4 > li:last-child")
     press(page, "#pile-t6")  # queued; refused by the server once it is its turn
     page.keyboard.press("u")  # an undo queued after the refusal: dropped
+    answers.release()
     expect(page.locator("#announce .error")).to_contain_text("cannot go on")
     expect(page.locator("#announce .error")).to_contain_text("not sent")
     page.wait_for_function("() => !document.querySelector('#table.busy')")

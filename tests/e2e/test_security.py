@@ -136,10 +136,11 @@ def test_a_csp_violation_would_fail_the_test(context: BrowserContext) -> None:
     page = context.new_page()
     page.on("console", lambda msg: seen.append(msg.text))
     page.goto("/")
-    page.evaluate(
-        "() => { const s = document.createElement('script');"
-        " s.textContent = 'window.injected = 1'; document.body.appendChild(s); }"
-    )
-    page.wait_for_timeout(200)
+    # Waits for the violation's console message (not for a length of time).
+    with page.expect_console_message(lambda msg: bool(csp_problems([msg.text]))):
+        page.evaluate(
+            "() => { const s = document.createElement('script');"
+            " s.textContent = 'window.injected = 1'; document.body.appendChild(s); }"
+        )
     assert page.evaluate("window.injected") is None
     assert csp_problems(seen)

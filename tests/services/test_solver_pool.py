@@ -37,6 +37,7 @@ def _alive(pid: int) -> bool:
         return stat.read().split(") ", 1)[1][0] != "Z"
 
 
+@pytest.mark.slow
 def test_a_worker_ends_when_its_app_process_is_gone() -> None:
     done = subprocess.run(
         [sys.executable, "-c", SCRIPT], cwd=PROJECT_DIR, capture_output=True, text=True,
@@ -50,6 +51,7 @@ def test_a_worker_ends_when_its_app_process_is_gone() -> None:
     assert not _alive(worker), "the solver's worker outlived its app process"
 
 
+@pytest.mark.slow
 def test_searches_run_below_the_apps_priority() -> None:
 
     from app.services.solver import SOLVER_NICENESS, SolverPool
@@ -64,6 +66,7 @@ def test_searches_run_below_the_apps_priority() -> None:
     assert run(niceness()) == os.nice(0) + SOLVER_NICENESS
 
 
+@pytest.mark.slow
 def test_searches_run_only_on_idle_cores_on_linux() -> None:
     """The idle scheduling class: a woken request takes the core from a search at once
     (niceness alone still cost the moves' tail under load, bench/RESULTS.md)."""

@@ -3,6 +3,7 @@ the engine's own moves finds no win, and never on a position a winning line pass
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import HealthCheck, given, note, reject, settings
 from hypothesis import strategies as st
 
@@ -43,18 +44,21 @@ def last_pass_with_stock(draw: st.DrawFn) -> State:
     return State(state.game, state.piles, 2)
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None, suppress_health_check=list(HealthCheck))
 @given(state=last_pass_with_stock())
 def test_the_last_pass_rule_says_lost_only_where_exhaustive_search_does(state: State) -> None:
     agrees_with_exhaustive_search(state, model().dead(state.piles, 2))
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None, suppress_health_check=list(HealthCheck))
 @given(state=corners_crowded(2))
 def test_the_last_pass_rules_hold_in_crowded_endings(state: State) -> None:
     agrees_with_exhaustive_search(state, model().dead(state.piles, 2))
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None, suppress_health_check=list(HealthCheck))
 @given(state=corners_crowded(1))
 def test_the_next_pass_rule_says_lost_only_where_exhaustive_search_does(state: State) -> None:
@@ -125,6 +129,7 @@ def test_a_waste_card_nothing_can_reach_is_stranded() -> None:
     assert not m.dead(fine.piles, 2) and exhaustive(fine) is True
 
 
+@pytest.mark.slow
 def test_no_position_on_a_winning_line_found_without_the_rules_is_called_lost() -> None:
     """Deals 1..30: the search with every dead-end rule switched off finds winning lines;
     the rules say "lost" at none of the positions those lines pass through."""

@@ -6,7 +6,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from app.engine import State, get_ruleset
+from app.engine import Move, State, get_ruleset
 from app.solver import ESTIMATE, Budget, Outcome, hint, solve, visible_only
 from app.solver.hints import fully_visible
 from tests.engine.builders import position
@@ -45,6 +45,7 @@ def with_hidden_cards_shuffled(state: State, order: list[int]) -> State:
     return State(state.game, tuple(piles), state.redeals)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("game", HIDDEN_GAMES)
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
@@ -99,6 +100,7 @@ def test_a_hidden_card_hint_plays_what_the_visible_cards_allow() -> None:
     assert given.outcome == ESTIMATE
 
 
+@pytest.mark.slow
 def test_castles_end_hints_are_exact() -> None:
     rules = get_ruleset("castles-end")
     seen = set()
@@ -133,3 +135,38 @@ def test_an_undecided_exact_hint_says_so() -> None:
     given = hint(deal, Budget(nodes=2))
     assert given.outcome is Outcome.UNKNOWN and given.move is None
     assert "could not decide" in given.message
+
+
+@pytest.mark.parametrize("nodes", [1_000, 20_000])
+def test_with_no_win_in_sight_a_quadrangle_hint_keeps_the_wastes_card_before_dealing(
+    nodes: int,
+) -> None:
+    """Quadrangle has no redeal: a deal covers the waste's top card for good. With no win in
+    any arrangement and no card to put home, the hint moves the waste's 8♠ onto 9♠ (as a
+    greedy player would) rather than deal — dealing first lost deals greedy play wins."""
+    state = position(
+        "quadrangle",
+        f1="7H",
+        t1="9S",
+        t2="KC",
+        t3="QD",
+        t4="JC",
+        t5="TD",
+        t6="KD",
+        t7="2C",
+        t8="3D",
+        t9="4C",
+        t10="5D",
+        t11="6C",
+        t12="AD",
+        waste="8S",
+        stock="2S 3S",
+    )
+    rules = get_ruleset("quadrangle")
+    assert Move.parse("stock-waste") in rules.legal_moves(state)
+    given = hint(state, Budget(nodes=nodes))
+    assert given.outcome == ESTIMATE and given.chance == 0
+    assert given.move is not None and str(given.move) == "waste-t1"
+    assert "in play" in given.message
+    after = rules.apply(state, given.move)  # then, with nothing else to do, it deals
+    assert str(hint(after, Budget(nodes=nodes)).move) == "stock-waste"

@@ -23,6 +23,7 @@ def replays_to_a_win(state: State, moves: tuple[Move, ...]) -> bool:
     return rest_empty(rules, rules.replay(state, moves))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("game", sorted(POSITIONS))
 @settings(
     max_examples=30,
@@ -366,6 +367,7 @@ def _dead_refined_reference(model: PatriarchsModel, state: State) -> bool:
     return False
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None, suppress_health_check=list(HealthCheck))
 @given(state=patriarchs_dealt_out())
 def test_the_patriarchs_dead_end_rule_is_computed_as_written(state: State) -> None:
@@ -463,6 +465,7 @@ def _no_dead_ends() -> PatriarchsModel:
     return model
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("number", [1, 4, 6, 9])
 def test_the_patriarchs_dead_end_rule_never_calls_a_position_of_a_winning_line_lost(
     number: int,
@@ -523,6 +526,7 @@ def test_models_on_bytes_piles_give_the_keys_and_moves_of_engine_piles(game: str
         state = afters[-1]  # a line of last moves: tableau building and dealing
 
 
+@pytest.mark.slow
 def test_best_first_and_depth_first_agree_on_castles_end_deals() -> None:
     """The best-first search (Castle's End has a ``score``) only reorders the search: the
     plain depth-first search over the same model gives the same answers."""

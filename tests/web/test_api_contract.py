@@ -568,6 +568,7 @@ def _fuzz_bodies(rng: random.Random, n: int) -> list[bytes]:
     return bodies
 
 
+@pytest.mark.slow
 def test_fuzzed_bodies_never_cause_a_server_error(api: TestClient, app: FastAPI) -> None:
     game = start(api, "quadrangle", 1)
     before = snapshot(app, api, game["id"])

@@ -209,6 +209,7 @@ def test_a_stale_move_is_refused_with_the_current_board(client: TestClient) -> N
     assert answer.text.count('hx-swap-oob="true"') == len(GAMES["castles-end"].pile_ids) + 1
 
 
+@pytest.mark.slow
 def test_typical_move_fragments_stay_small(client: TestClient) -> None:
     """The design's bar: ≤ 2 KB for a typical one- or two-pile move, ≤ 15% of the page."""
     for slug in GAME_SLUGS:

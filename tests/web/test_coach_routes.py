@@ -3,6 +3,8 @@ again from here", and winnable draws that skip the caller's own deals."""
 
 from __future__ import annotations
 
+import re
+from datetime import timedelta
 from functools import cache
 from typing import Any
 
@@ -15,8 +17,20 @@ from app.cli import main
 from app.config import Settings
 from app.db.models import DealVerdict, GameCoach
 from app.engine import Move, get_ruleset
+from app.services import daily
+from app.services.seal import end_of_day
+from app.services.solver import Verdict, analysis_job
 from app.solver import Budget, Outcome, solve
-from tests.web.support import error_code, move, new_player, post, solver_of, start, start_as
+from tests.web.support import (
+    GAME_SLUGS,
+    error_code,
+    move,
+    new_player,
+    post,
+    solver_of,
+    start,
+    start_as,
+)
 
 WON_DEAL, LOST_DEAL = 1, 3  # Castle's End, development key
 
@@ -56,6 +70,7 @@ def play(api: TestClient, game_id: str, moves: list[Move], version: int = 0) -> 
     return version
 
 
+@pytest.mark.slow
 def test_a_followed_hint_continues_the_kept_line_without_a_search(
     api: TestClient, app: FastAPI, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -77,6 +92,7 @@ def test_a_followed_hint_continues_the_kept_line_without_a_search(
         assert move(api, game["id"], notation(given["move"]), version).status_code == 200
 
 
+@pytest.mark.slow
 def test_analysis_names_the_slip_and_try_again_starts_just_before_it(
     api: TestClient, app: FastAPI
 ) -> None:
@@ -205,8 +221,12 @@ def test_certify_always_ends_at_its_deal_or_time_limit(
         settings,
     )  # fmt: skip
     assert code == 0
-    out = capsys.readouterr().out
+    captured = capsys.readouterr()
+    out = captured.out
     assert "short of 3" in out and "the pool is empty" in out
+    # The progress bar (stderr): the pool's size against the count, and each deal judged.
+    assert "[" + "." * 30 + "] 0/3 certified" in captured.err
+    assert "deal 1: unknown" in captured.err
     refused = solver.start_winnable
     with pytest.raises(Exception, match="rarely decides a Quadruple Interchange deal"):
         refused(app.state.services.players.create_api_player(None)[0].id, "quadruple-interchange")
@@ -223,3 +243,107 @@ def test_a_busy_solver_still_gives_a_hidden_card_hint(
     given = api.get(f"/api/games/{game['id']}/hint").json()
     assert given["outcome"] == "estimate" and given["move"] in game["legal_moves"]
     assert 0 <= given["chance"] <= 1 and "busy" in given["message"]
+
+
+def test_the_analysis_of_a_sealed_deal_waits_for_the_seal_to_lift(
+    api: TestClient, app: FastAPI, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Contract v3: the analysis is subject to the seal — today's deal of the day gets none
+    (nor "Try again from here"), for its own player too, until the day ends; and an analysis
+    stored once the seal lifted is not given while the deal is sealed again."""
+    games, deals = app.state.services.games, app.state.services.deals
+    today = games.today()
+    number = daily.daily_deal("castles-end", today, app.state.settings.deal_key_bytes)
+    game = start(api, "castles-end", number)
+    first = game["legal_moves"][0]
+    play(api, game["id"], [Move(first["from"], first["to"], first["count"])])
+    assert api.post(f"/api/games/{game['id']}/resign").status_code == 200
+    sealed = api.get(f"/api/games/{game['id']}/analysis")
+    assert error_code(sealed, 403) == "deal_sealed"
+    assert sealed.json()["error"]["opens_at"] == end_of_day(today).isoformat()
+    assert error_code(api.post(f"/api/games/{game['id']}/try-again"), 403) == "deal_sealed"
+    with app.state.services.sessions() as db:  # nothing was searched, so nothing stored
+        assert db.get(GameCoach, game["id"]) is None
+
+    tomorrow = today + timedelta(days=1)
+    monkeypatch.setattr(games, "today", lambda: tomorrow)
+    monkeypatch.setattr(deals, "today", lambda: tomorrow)
+    opened = api.get(f"/api/games/{game['id']}/analysis")
+    assert opened.status_code == 200, opened.text
+    assert opened.json()["decided"] and opened.json()["knowing"] == "all"
+    with app.state.services.sessions() as db:
+        kept = db.get(GameCoach, game["id"])
+        assert kept is not None and kept.analysis is not None
+
+    # The stored analysis goes through the same gate: sealed again, refused again.
+    monkeypatch.setattr(games, "today", lambda: today)
+    monkeypatch.setattr(deals, "today", lambda: today)
+    assert error_code(api.get(f"/api/games/{game['id']}/analysis"), 403) == "deal_sealed"
+
+
+def test_an_undecided_analysis_says_deal_winnable_null(
+    api: TestClient, app: FastAPI, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Contract v3: when the solver could not decide, ``slip`` and ``deal_winnable`` are null —
+    even for a deal whose verdict is stored as winnable (``true`` with no slip would read as a
+    game won or left while winnable). A deal proved lost needs no search at all."""
+    good, slip = slipping_line()
+    cut_short = analysis_job(
+        "castles-end", WON_DEAL, app.state.settings.deal_key_bytes,
+        [str(m) for m in (*good, slip)], "winnable", 60.0, 2,
+    )  # fmt: skip
+    assert cut_short == {"deal_winnable": None, "slip": None, "knowing": "all", "decided": False}
+
+    solver = solver_of(app)
+    solver.store(Verdict("castles-end", WON_DEAL, Outcome.WINNABLE, (), 1), certified=False)
+    solver.store(Verdict("castles-end", LOST_DEAL, Outcome.LOST, (), 1), certified=False)
+
+    async def never(*args: Any) -> None:  # no worker answers
+        return None
+
+    monkeypatch.setattr(solver.pool, "run", never)
+    game = start(api, "castles-end", WON_DEAL)
+    play(api, game["id"], [*good, slip])
+    assert api.post(f"/api/games/{game['id']}/resign").status_code == 200
+    found = api.get(f"/api/games/{game['id']}/analysis").json()
+    assert found == {"deal_winnable": None, "slip": None, "knowing": "all", "decided": False}
+    assert error_code(api.post(f"/api/games/{game['id']}/try-again"), 409) == "no_slip"
+
+    lost = start(api, "castles-end", LOST_DEAL)
+    assert api.post(f"/api/games/{lost['id']}/resign").status_code == 200
+    found = api.get(f"/api/games/{lost['id']}/analysis").json()
+    assert found == {"deal_winnable": False, "slip": None, "knowing": "all", "decided": True}
+
+
+def test_the_home_page_says_plainly_when_a_pool_is_empty(client: TestClient, app: FastAPI) -> None:
+    with app.state.services.sessions.begin() as db:
+        db.execute(delete(DealVerdict).where(DealVerdict.certified))
+    solver = solver_of(app)
+    solver._pools = None
+    assert solver.certify("castles-end", 1) >= 1
+    cards = {
+        part.split("</h2>")[0]: part.split("</li>")[0]
+        for part in client.get("/").text.split('<li class="game-card">\n    <h2>')[1:]
+    }
+    assert len(cards) == 5
+    assert 'name="winnable"' in cards["Castle&#39;s End"]
+    assert "No winnable deal certified yet" not in cards["Castle&#39;s End"]
+    qi = cards["Quadruple Interchange"]
+    assert 'name="winnable"' not in qi
+    assert "No winnable deal certified yet: the solver rarely decides one" in qi
+    assert "No winnable deal certified yet." in cards["Corners"]
+
+
+@pytest.mark.parametrize("slug", GAME_SLUGS)
+def test_each_rules_page_gives_its_winnability_with_sample_and_interval(
+    client: TestClient, slug: str
+) -> None:
+    """Issue #22: the figure, its sample size and 95% interval, and how it was measured, on
+    the page itself (players cannot open bench/)."""
+    page = client.get(f"/rules/{slug}")
+    assert page.status_code == 200
+    section = page.text.split("How often a deal can be won", 1)[1]
+    assert re.search(r"of\s+200?\s+deals", section)  # the sample size
+    assert re.search(r"95% interval \d+(\.\d)?–\d+(\.\d)?%", section)
+    assert "How this was measured." in section and "Wilson score" in section
+    assert "a short plain depth-first search first" in section

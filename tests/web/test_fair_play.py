@@ -199,6 +199,7 @@ ACTIONS = st.lists(
 )  # fmt: skip
 
 
+@pytest.mark.slow
 @settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(actions=ACTIONS, slug=st.sampled_from(["corners", "quadruple-interchange", "patriarchs"]))
 def test_two_players_on_one_deal_never_see_each_others_hidden_cards(

@@ -3,9 +3,9 @@ the expensive pages, and the deadline for reading a request on a slow connection
 
 from __future__ import annotations
 
+import asyncio
 import socket
 import threading
-import time
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
@@ -20,6 +20,8 @@ from app.main import create_app
 from app.serve import TimedHttpProtocol
 from app.services.errors import NotFound
 from app.web.http import limits as limits_module
+from app.web.http.limits import Admission
+from tests.waiting import wait_until
 from tests.web.support import error_code, move, snapshot, start
 
 
@@ -78,16 +80,26 @@ def gated(db_url: str, request: pytest.FixtureRequest) -> Iterator[FastAPI]:
     application.state.services.move_store.close()
 
 
-def _blocked(application: FastAPI, monkeypatch: pytest.MonkeyPatch, name: str) -> threading.Event:
-    """Make ``games.<name>`` wait until the returned event is set, then say 'not found'."""
-    release = threading.Event()
+class _Blocked:
+    """``games.<name>`` made to wait until :meth:`release`, then say 'not found'; the test waits
+    for the requests it sent to be inside it (no guess at how long that takes)."""
 
-    def wait(*_: Any, **__: Any) -> Any:
-        release.wait(10)
+    def __init__(self, application: FastAPI, monkeypatch: pytest.MonkeyPatch, name: str) -> None:
+        self._release = threading.Event()
+        self._entered = threading.Semaphore(0)
+        monkeypatch.setattr(application.state.games, name, self._wait)
+
+    def _wait(self, *_: Any, **__: Any) -> Any:
+        self._entered.release()
+        self._release.wait(10)
         raise NotFound("There is no game with that id.")
 
-    monkeypatch.setattr(application.state.services.games, name, wait)
-    return release
+    def entered(self, count: int) -> None:
+        for _ in range(count):
+            assert self._entered.acquire(timeout=30), "a request did not reach the service"
+
+    def release(self) -> None:
+        self._release.set()
 
 
 def test_a_burst_of_expensive_pages_waits_its_turn_and_moves_go_on(
@@ -99,16 +111,16 @@ def test_a_burst_of_expensive_pages_waits_its_turn_and_moves_go_on(
         token = c.post("/api/players", json={}).json()["token"]
         c.headers["Authorization"] = f"Bearer {token}"
         game = start(c, "corners", 22)
-        release = _blocked(gated, monkeypatch, "replay_view")
+        blocked = _Blocked(gated, monkeypatch, "replay_view")
         try:
             first = pool.submit(c.get, "/api/games/abcdefghijklmnop/replay")
-            time.sleep(0.3)  # the first replay holds the worker's only expensive turn
+            blocked.entered(1)  # the first replay holds the worker's only expensive turn
             _unavailable(c.get("/api/games/abcdefghijklmnop/replay"))
             _unavailable(c.get("/api/leaderboard"))
             m = game["legal_moves"][0]
             assert move(c, game["id"], f"{m['from']}-{m['to']}", 0).status_code == 200
         finally:
-            release.set()
+            blocked.release()
         assert first.result(timeout=10).status_code == 404
 
 
@@ -118,15 +130,24 @@ def test_requests_beyond_the_workers_queue_are_answered_503(
     # Four requests per thread are let in at once; the next waits 100 ms, then is answered 503.
     admitted = 4 * gated.state.settings.threadpool_size
     with TestClient(gated) as c, ThreadPoolExecutor(admitted) as pool:
-        release = _blocked(gated, monkeypatch, "get")
+        blocked = _Blocked(gated, monkeypatch, "get")
         try:
             held = [pool.submit(c.get, f"/api/games/abcdefghijklmn{i:02}") for i in range(admitted)]
-            time.sleep(0.3)
+            wait_until(lambda: _turns_left(gated) == 0, "every turn taken")
             _unavailable(c.get("/api/games/abcdefghijklmnop"))
             assert c.get("/healthz").status_code == 200  # health checks are never queued
         finally:
-            release.set()
+            blocked.release()
         assert [f.result(timeout=10).status_code for f in held] == [404] * admitted
+
+
+def _turns_left(application: FastAPI) -> int:
+    """How many more requests the app's gate would let in at once just now."""
+    layer: Any = application.middleware_stack
+    while not isinstance(layer, Admission):
+        layer = layer.app
+    made = list(layer._gates.values())  # the gates come with the first request
+    return sum(gates.general.value for gates in made) if made else layer.general
 
 
 def _unavailable(response: Any) -> None:
@@ -137,8 +158,61 @@ def _unavailable(response: Any) -> None:
 # -- slow connections ------------------------------------------------------------------------------
 
 
+class _ReadClock:
+    """The clock of the test server's read deadlines: the test moves it (no test waits on time).
+
+    Timers are started on the server's event loop thread and fired there too, so that a timer
+    cancelled in the meantime (the request came in full) never fires.
+    """
+
+    def __init__(self) -> None:
+        self.now = 0.0
+        self._lock = threading.Lock()
+        self._timers: list[_ReadTimer] = []
+
+    def start(self, loop: asyncio.AbstractEventLoop, delay: float, callback: Any) -> _ReadTimer:
+        timer = _ReadTimer(loop, callback)
+        with self._lock:
+            timer.due = self.now + delay
+            self._timers.append(timer)
+        return timer
+
+    def armed(self) -> int:
+        with self._lock:
+            return sum(not t.cancelled and not t.fired for t in self._timers)
+
+    def advance(self, seconds: float) -> None:
+        with self._lock:
+            self.now += seconds
+            due = [t for t in self._timers if not t.fired and t.due <= self.now]
+            for timer in due:
+                timer.fired = True
+        for timer in due:
+            timer.loop.call_soon_threadsafe(timer.fire)
+
+
+class _ReadTimer:
+    def __init__(self, loop: asyncio.AbstractEventLoop, callback: Any) -> None:
+        self.loop, self.callback = loop, callback
+        self.due = 0.0
+        self.cancelled = self.fired = False
+
+    def cancel(self) -> None:
+        self.cancelled = True
+
+    def fire(self) -> None:
+        if not self.cancelled:
+            self.callback()
+
+
+READ_CLOCK = _ReadClock()
+
+
 class _Quick(TimedHttpProtocol):
     read_timeout = 0.3
+
+    def start_timer(self, delay: float, callback: Any) -> _ReadTimer:
+        return READ_CLOCK.start(self.loop, delay, callback)
 
 
 async def _hello(scope: Any, receive: Any, send: Any) -> None:
@@ -163,9 +237,7 @@ def slow_server() -> Iterator[int]:
     server = uvicorn.Server(config)
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
-    deadline = time.monotonic() + 10
-    while not server.started and time.monotonic() < deadline:
-        time.sleep(0.05)
+    wait_until(lambda: server.started, "the test server's start")
     yield port
     server.should_exit = True
     thread.join(timeout=10)
@@ -187,19 +259,22 @@ def _closed_by_server(sock: socket.socket) -> bool:
 def test_a_connection_that_does_not_send_its_request_in_time_is_closed(
     slow_server: int, sent: bytes
 ) -> None:
+    armed = READ_CLOCK.armed()
     with socket.create_connection(("127.0.0.1", slow_server)) as sock:
         sock.sendall(sent)
+        wait_until(lambda: READ_CLOCK.armed() > armed, "the connection's read deadline")
+        READ_CLOCK.advance(0.3)  # the deadline passes
         assert _closed_by_server(sock)
 
 
 def test_a_prompt_request_is_answered_on_the_timed_protocol(slow_server: int) -> None:
     with socket.create_connection(("127.0.0.1", slow_server)) as sock:
         sock.settimeout(5)
-        time.sleep(0.2)  # within the deadline
+        READ_CLOCK.advance(0.2)  # within the deadline
         sock.sendall(b"GET / HTTP/1.1\r\nHost: x\r\n\r\n")
         answer = sock.recv(4096)
         assert answer.startswith(b"HTTP/1.1 200") and answer.endswith(b"hello")
-        time.sleep(0.5)  # a handled request leaves the connection to the keep-alive timeout
+        READ_CLOCK.advance(0.5)  # a handled request leaves the connection to the keep-alive timeout
         sock.sendall(b"GET / HTTP/1.1\r\nHost: x\r\n\r\n")
         assert sock.recv(4096).startswith(b"HTTP/1.1 200")
 
@@ -240,17 +315,21 @@ def test_replays_beyond_their_share_of_time_are_refused_at_once(
         application.state.services.move_store.close()
 
 
-def test_a_share_of_all_the_time_never_refuses_an_expensive_page() -> None:
+def test_a_share_of_all_the_time_never_refuses_an_expensive_page(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     """EXPENSIVE_SHARE=1.0 keeps no budget: a render slower than the second saved up (a busy
     machine) no longer gets the next replay refused (the functional tests' setting)."""
     from starlette.applications import Starlette
     from starlette.responses import PlainTextResponse
     from starlette.routing import Route
 
-    from app.web.http.limits import Admission
+    # A render of 1.2 s on the budget's clock (a clock of the test's own).
+    clock = {"now": 1000.0}
+    monkeypatch.setattr(limits_module, "monotonic", lambda: clock["now"])
 
     def slow(request: Any) -> PlainTextResponse:
-        time.sleep(1.2)
+        clock["now"] += 1.2
         return PlainTextResponse("rendered")
 
     inner = Starlette(routes=[Route("/games/{game_id}/replay", slow)])

@@ -68,6 +68,8 @@ def _wait_for_listeners(url: str, old: list[int], count: int) -> None:
     raise AssertionError("the instances did not listen again")
 
 
+@pytest.mark.slow
+@pytest.mark.postgres
 def test_a_move_on_one_instance_reaches_a_stream_on_the_other(
     instances: tuple[str, str, str],
 ) -> None:

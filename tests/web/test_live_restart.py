@@ -12,6 +12,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from tests.databases import migrate
 from tests.own_postgres import PgInstance
 from tests.web.live_support import Api, SSEReader, uvicorn_server
@@ -36,6 +38,7 @@ def _play_when_back(host: Api, game_id: str, within: float = 30.0) -> dict[str, 
         time.sleep(0.2)
 
 
+@pytest.mark.slow
 def test_events_survive_a_postgres_restart(own_postgres: PgInstance, tmp_path: Path) -> None:
     url = own_postgres.create_database("ph_restart")
     migrate(url)

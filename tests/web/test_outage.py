@@ -37,6 +37,7 @@ def _first(game: dict[str, Any]) -> str:
     return f"{m['from']}-{m['to']}" + (f"/{m['count']}" if m["count"] != 1 else "")
 
 
+@pytest.mark.slow
 def test_postgres_stopped_then_started(outage_app: FastAPI, own_postgres: PgInstance) -> None:
     guard = HiddenCardGuard(outage_app)
     with TestClient(outage_app) as api, TestClient(outage_app) as browser:

@@ -22,6 +22,7 @@ import sys
 import urllib.request
 from pathlib import Path
 
+import pytest
 from fastapi import FastAPI
 from fastapi.testclient import TestClient
 
@@ -50,6 +51,7 @@ def _token(base: str) -> str:
         return str(json.loads(answer.read())["token"])
 
 
+@pytest.mark.slow
 def test_the_api_conforms_to_its_schema(backend: str, tmp_path: Path) -> None:
     url = database_url(
         backend, tmp_path, f"ph_schema_{os.environ.get('PYTEST_XDIST_WORKER', 'main')}"

@@ -8,9 +8,9 @@ import os
 import re
 import secrets
 import threading
-import time
 import uuid
 from collections.abc import Iterator
+from types import SimpleNamespace
 from typing import Any
 from urllib.parse import quote
 
@@ -20,6 +20,7 @@ from fastapi import FastAPI
 from fastapi.routing import APIRoute
 from fastapi.testclient import TestClient
 from limits import parse
+from limits.storage import memory as memory_storage
 from limits.strategies import FixedWindowRateLimiter
 from sqlalchemy import func, select
 
@@ -279,6 +280,7 @@ def test_a_revocation_by_another_process_is_seen_within_the_cache_time(
     assert account_name(client) is None
 
 
+@pytest.mark.postgres
 def test_cookies_are_secure_by_default_in_production() -> None:
     key, secret = secrets.token_urlsafe(48), secrets.token_urlsafe(48)
     # Production refuses SQLite, and a database first started with another DEAL_KEY: a fresh
@@ -817,7 +819,12 @@ def test_limits_fail_open_when_redis_is_unreachable(
     assert "rate limits unavailable" in caplog.text
 
 
-def test_memory_limits_start_no_thread_and_sweep_expired_counts() -> None:
+def test_memory_limits_start_no_thread_and_sweep_expired_counts(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # The library's windows run on a clock of the test's own, which the test moves.
+    clock = {"now": 1_000_000.0}
+    monkeypatch.setattr(memory_storage, "time", SimpleNamespace(time=lambda: clock["now"]))
     storage = SweepingMemoryStorage()
     storage.timer.join()  # the one timer the library starts when it is made
     limiter = FixedWindowRateLimiter(storage)
@@ -827,6 +834,6 @@ def test_memory_limits_start_no_thread_and_sweep_expired_counts() -> None:
     assert threading.active_count() == threads
     assert not storage.timer.is_alive()
     storage._next_sweep = 0.0
-    time.sleep(1.05)  # the window is over
+    clock["now"] += 1.05  # the window is over
     assert limiter.hit(item, "moves", "q")  # sweeps first: p's count is gone
     assert all("/p/" not in key for key in storage.storage)

@@ -25,7 +25,7 @@ from app.services import daily
 from app.services import games as games_module
 from app.services.seal import end_of_day as daily_end
 from app.services.stats import wilson_lower_bound
-from tests.services.test_stats import (
+from tests.services.stats_env import (
     WIN_DEAL,
     WIN_GAME,
     Clock,
