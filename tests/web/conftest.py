@@ -48,8 +48,8 @@ def settings(db_url: str) -> Settings:
 def app(settings: Settings) -> Iterator[FastAPI]:
     application = create_app(settings)
     yield application
-    application.state.engine.dispose()
-    application.state.move_store.close()
+    application.state.services.engine.dispose()
+    application.state.services.move_store.close()
 
 
 @pytest.fixture()

@@ -87,7 +87,7 @@ class _Blocked:
     def __init__(self, application: FastAPI, monkeypatch: pytest.MonkeyPatch, name: str) -> None:
         self._release = threading.Event()
         self._entered = threading.Semaphore(0)
-        monkeypatch.setattr(application.state.games, name, self._wait)
+        monkeypatch.setattr(application.state.services.games, name, self._wait)
 
     def _wait(self, *_: Any, **__: Any) -> Any:
         self._entered.release()
