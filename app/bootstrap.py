@@ -7,12 +7,11 @@ judge its deal, and the solver plays games for "try again") is closed here, in o
 
 from __future__ import annotations
 
-import functools
 import logging
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from sqlalchemy import Engine
 from sqlalchemy.orm import Session, sessionmaker
@@ -36,10 +35,16 @@ from app.services.rooms import Limits as RoomLimits
 from app.services.rooms import Rooms
 from app.services.solver import Solver, SolverPool
 
-if TYPE_CHECKING:
-    import procrastinate
-
 log = logging.getLogger(__name__)
+
+
+class SolverQueue(Protocol):
+    """Where the solver sends its durable work when its workers are a service of their own
+    (app/jobs: ``Queue``)."""
+
+    def judge_later(self, game: str, deal: int) -> None: ...
+
+    def analyse_later(self, game_id: str, game: str, deal: int, moves: list[str]) -> None: ...
 
 
 @dataclass
@@ -62,7 +67,6 @@ class Services:
     leaderboards: Leaderboards
     history: History
     health: Health
-    jobs: procrastinate.App | None = None
 
     def close(self) -> None:
         """Frees what the services hold (worker processes, connections)."""
@@ -86,6 +90,7 @@ def build(
     engine: Engine | None = None,
     answer_json: Any = None,
     solver_workers: int | None = None,
+    queue: SolverQueue | None = None,
 ) -> Services:
     """Every service over ``settings.database_url`` (or ``engine``, already made).
 
@@ -120,15 +125,10 @@ def build(
         settings.hint_seconds,
         settings.solver_judge_seconds,
         judge_busy_share=settings.solver_judge_busy_share,
+        judge_later=None if queue is None else queue.judge_later,
+        analyse_later=None if queue is None else queue.analyse_later,
     )
     games.ended = solver.game_ended  # the one cycle: see the module's docstring
-    jobs = None
-    if settings.solver_jobs and engine.dialect.name == "postgresql":
-        from app.jobs import defer_analyse, defer_judge, make_jobs
-
-        jobs = make_jobs(settings.database_url)
-        solver.judge_later = functools.partial(defer_judge, jobs)
-        solver.analyse_later = functools.partial(defer_analyse, jobs)
     rooms = Rooms(
         sessions,
         games,
@@ -165,11 +165,12 @@ def build(
         ),
         history=History(sessions, deals.sealer),
         health=Health(sessions),
-        jobs=jobs,
     )
 
 
-def for_serving(settings: Settings, *, answer_json: Any) -> Services:
+def for_serving(
+    settings: Settings, *, answer_json: Any, queue: SolverQueue | None = None
+) -> Services:
     """The web app's services, once the settings and the database's deal key allow serving
     (:class:`StartRefused` says why not)."""
     problems = refusals(settings)
@@ -180,7 +181,7 @@ def for_serving(settings: Settings, *, answer_json: Any) -> Services:
     if problem:
         engine.dispose()
         raise StartRefused(problem)
-    return build(settings, engine=engine, answer_json=answer_json)
+    return build(settings, engine=engine, answer_json=answer_json, queue=queue)
 
 
 @contextmanager

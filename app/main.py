@@ -22,6 +22,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 from app.bootstrap import for_serving
 from app.config import PROJECT_DIR, Settings, get_settings
+from app.jobs import queue_of
 from app.metrics import process_exited
 from app.services.availability import is_unavailable, summary
 from app.services.rooms import Rooms
@@ -71,7 +72,8 @@ async def _sweep_rooms(rooms: Rooms, every_s: float) -> None:
 
 def create_app(settings: Settings | None = None) -> FastAPI:
     settings = settings or get_settings()
-    services = for_serving(settings, answer_json=schemas.answer_text)
+    queue = queue_of(settings)
+    services = for_serving(settings, answer_json=schemas.answer_text, queue=queue)
 
     @asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:
@@ -88,8 +90,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         gc.freeze()
         gc.set_threshold(50_000, 50, 1000)
         await services.broker.start()
-        if services.jobs is not None:
-            await to_thread.run_sync(services.jobs.open)
+        if queue is not None:
+            await to_thread.run_sync(queue.app.open)
         sweeper = asyncio.create_task(_sweep_rooms(services.rooms, settings.room_sweep_s))
         services.solver.loop = asyncio.get_running_loop()  # deals judged when games end
         yield
@@ -97,8 +99,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         with contextlib.suppress(asyncio.CancelledError):
             await sweeper
         await services.broker.stop()
-        if services.jobs is not None:
-            await to_thread.run_sync(services.jobs.close)
+        if queue is not None:
+            await to_thread.run_sync(queue.app.close)
         services.solver.loop = None
         services.close()
         process_exited(os.getpid())

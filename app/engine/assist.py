@@ -8,29 +8,25 @@ layer must not read the engine's card encoding to work it out.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from app.engine.layout import PileKind
 from app.engine.moves import Move
+from app.engine.rules_view import RulesView
 from app.engine.state import State
-
-if TYPE_CHECKING:
-    from app.engine.ruleset import Ruleset
 
 DEAL = Move("stock", "waste")
 
 
-def deal_move(rules: Ruleset, state: State) -> Move:
+def deal_move(rules: RulesView, state: State) -> Move:
     """The Deal button: a redeal when one is due and allowed, else a card from the stock (which
     the engine refuses in a player's words when there is none, or no stock at all)."""
     if rules.stock >= 0 and rules.waste >= 0:
-        redeal = rules._redeal_move(state)
+        redeal = rules.redeal_moves(state)
         if redeal:
             return redeal[0]
     return DEAL
 
 
-def auto_move(rules: Ruleset, state: State, legal: list[Move], keep: str = "") -> Move | None:
+def auto_move(rules: RulesView, state: State, legal: list[Move], keep: str = "") -> Move | None:
     """A card the auto-move preference may send to a foundation, or None.
 
     Only a card with exactly one foundation to go to, and never to start an empty foundation
@@ -53,7 +49,7 @@ def auto_move(rules: Ruleset, state: State, legal: list[Move], keep: str = "") -
     return None
 
 
-def finish_moves(rules: Ruleset, state: State, legal: list[Move]) -> list[Move] | None:
+def finish_moves(rules: RulesView, state: State, legal: list[Move]) -> list[Move] | None:
     """The moves that finish the game when every card left can go up without a choice: no
     card is hidden (face down or in the stock) and sending cards to the foundations, one after
     another, wins. None when that is not so. Looked at only once nothing is hidden."""
@@ -78,7 +74,7 @@ def finish_moves(rules: Ruleset, state: State, legal: list[Move]) -> list[Move] 
     return moves if rules.is_won(state) else None
 
 
-def dead_ends(rules: Ruleset, state: State, legal: list[Move]) -> list[Move]:
+def dead_ends(rules: RulesView, state: State, legal: list[Move]) -> list[Move]:
     """The base choices (Castle's End, rules.md §5 E1) after which no legal move is left, so the
     board can warn before one is made. Only while the base is unchosen, and only in a game
     whose cards are all face up: looking one move ahead must reveal nothing."""

@@ -250,7 +250,7 @@ class Ruleset(ABC):
         # The waste's first card (its bottom) becomes the stock's next card (its end).
         piles[self.stock], piles[self.waste] = waste[::-1], ()
 
-    def _redeal_move(self, state: State) -> list[Move]:
+    def redeal_moves(self, state: State) -> list[Move]:
         left = self.redeals_left(state)
         piles = state.piles
         if left and not piles[self.stock] and piles[self.waste]:

@@ -3,15 +3,11 @@ game's moves on its replay page. Only cards that are face up are ever named."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from app.engine.cards import SUIT_SYMBOLS, label_of
 from app.engine.layout import PileKind
 from app.engine.moves import Move
+from app.engine.rules_view import RulesView
 from app.engine.state import State, Step
-
-if TYPE_CHECKING:
-    from app.engine.ruleset import Ruleset
 
 
 def _cards_text(cards: tuple[int, ...]) -> str:
@@ -20,7 +16,7 @@ def _cards_text(cards: tuple[int, ...]) -> str:
     return f"{len(cards)} cards, {label_of(cards[0])} to {label_of(cards[-1])},"
 
 
-def describe_step(rules: Ruleset, step: Step) -> str:
+def describe_step(rules: RulesView, step: Step) -> str:
     """The step in a player's words: only cards that are face up after it are named."""
     move, before, after = step.move, step.before, step.after
     src, dst = rules.pile_index(move.source), rules.pile_index(move.target)
@@ -49,7 +45,7 @@ def describe_step(rules: Ruleset, step: Step) -> str:
     return " ".join([text, *notes])
 
 
-def describe_undo(rules: Ruleset, step: Step) -> str:
+def describe_undo(rules: RulesView, step: Step) -> str:
     """An undo in a player's words; ``step`` goes from the state undone to the state restored."""
     move, after = step.move, step.after
     src = rules.pile_index(move.source)
@@ -62,12 +58,12 @@ def _face(card: int) -> int:
     return card if card >= 0 else ~card
 
 
-def _foundation_words(rules: Ruleset, pile_id: str, card: int) -> str:
+def _foundation_words(rules: RulesView, pile_id: str, card: int) -> str:
     spec = rules.layout.piles[rules.layout.index[pile_id]]
     return f"the {spec.label or SUIT_SYMBOLS[_face(card) // 13]} foundation"
 
 
-def move_words(rules: Ruleset, before: State, move: Move) -> str:
+def move_words(rules: RulesView, before: State, move: Move) -> str:
     """One move of a finished game as a player says it: "7♦ to the ♦ foundation". Every card
     of a finished game may be named, face-down ones included."""
     if move.source == "stock":
@@ -87,7 +83,7 @@ def move_words(rules: Ruleset, before: State, move: Move) -> str:
     return f"{what} to the empty {rules.pile_name(dst)}"
 
 
-def replay_words(rules: Ruleset, start: State, moves: list[str]) -> list[str]:
+def replay_words(rules: RulesView, start: State, moves: list[str]) -> list[str]:
     """Each move of a move log in words, from the deal ``start``."""
     out = []
     state = start

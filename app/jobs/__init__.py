@@ -25,8 +25,10 @@ from __future__ import annotations
 import logging
 import logging.config
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager, suppress
+from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
 import procrastinate
@@ -38,7 +40,7 @@ from procrastinate.types import JSONValue
 from sqlalchemy.engine import make_url
 
 from app.bootstrap import opened
-from app.config import get_settings
+from app.config import Settings, get_settings
 from app.engine import GAMES
 from app.services.solver import JUDGE_NODES, Solver, Verdict, judge_deal
 
@@ -154,6 +156,28 @@ def defer_fill(game: str, app: procrastinate.App | None = None) -> bool:
     except AlreadyEnqueued:
         return False
     return True
+
+
+@dataclass(frozen=True)
+class Queue:
+    """The durable queue as the app's services use it: the app opens and closes it, the solver
+    hands it the deals to judge and the games to analyse (app/bootstrap.py)."""
+
+    app: procrastinate.App
+    judge_later: Callable[[str, int], None]
+    analyse_later: Callable[[str, str, int, list[str]], None]
+
+
+def queue_of(settings: Settings) -> Queue | None:
+    """The queue the app hands its solver work to: with SOLVER_JOBS on PostgreSQL (the queue's
+    tables live there), else None (the app's own worker processes search)."""
+    if (
+        not settings.solver_jobs
+        or make_url(settings.database_url).get_backend_name() != "postgresql"
+    ):
+        return None
+    app = make_jobs(settings.database_url)
+    return Queue(app, partial(defer_judge, app), partial(defer_analyse, app))
 
 
 def defer_judge(app: procrastinate.App, game: str, deal: int) -> None:

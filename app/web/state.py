@@ -1,5 +1,5 @@
 """What the app holds for its routes and middleware, read in one place: the settings, the
-services (app/bootstrap.py) and the rate limits. Routes take them as dependencies
+services (app/bootstrap.py). Routes take them as dependencies
 (app/web/deps.py); middleware, error handlers and helpers outside a route's signature read
 them here."""
 
@@ -13,8 +13,6 @@ from app.config import Settings
 
 if TYPE_CHECKING:
     from app.bootstrap import Services
-    from app.web.http.ratelimit import RateLimits
-    from app.web.http.signin_guard import SignInGuard
 
 
 def settings_of(request: HTTPConnection) -> Settings:
@@ -25,13 +23,3 @@ def settings_of(request: HTTPConnection) -> Settings:
 def services_of(request: HTTPConnection) -> Services:
     services: Services = request.app.state.services
     return services
-
-
-def limits_of(request: HTTPConnection) -> RateLimits:
-    limits: RateLimits = request.app.state.limits
-    return limits
-
-
-def signin_guard_of(request: HTTPConnection) -> SignInGuard:
-    guard: SignInGuard = request.app.state.signin_guard
-    return guard

@@ -62,7 +62,7 @@ class Corners(Ruleset):
 
     def legal_moves(self, state: State) -> list[Move]:
         p, ids = state.piles, self.pile_ids
-        moves = [_DEAL] if p[self.stock] else self._redeal_move(state)
+        moves = [_DEAL] if p[self.stock] else self.redeal_moves(state)
         for src in (*self.reserves, self.waste):
             if p[src]:
                 card = p[src][-1]

@@ -58,7 +58,7 @@ class Patriarchs(Ruleset):
 
     def legal_moves(self, state: State) -> list[Move]:
         p, ids = state.piles, self.pile_ids
-        moves = [_DEAL] if p[self.stock] else self._redeal_move(state)
+        moves = [_DEAL] if p[self.stock] else self.redeal_moves(state)
         ups, downs = self.foundations[:4], self.foundations[4:]
         for src in (*self.reserves, self.waste):
             if p[src]:

@@ -36,8 +36,7 @@ from app.web.deps import (
     PlayersDep,
     SolverDep,
 )
-from app.web.http.ratelimit import limit_player
-from app.web.state import limits_of
+from app.web.http.ratelimit import limit_player, limits_of
 
 router = APIRouter(prefix="/api", tags=["api"])
 

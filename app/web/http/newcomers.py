@@ -35,9 +35,15 @@ from typing import Annotated
 from fastapi import APIRouter, Form, Request, Response
 from limits.errors import StorageError
 
-from app.web.http.ratelimit import RateLimited, client_address
-from app.web.http.signin_guard import ProofInvalid, SignInGuard, leading_zero_bits, work
-from app.web.state import limits_of, settings_of, signin_guard_of
+from app.web.http.ratelimit import RateLimited, client_address, limits_of
+from app.web.http.signin_guard import (
+    ProofInvalid,
+    SignInGuard,
+    leading_zero_bits,
+    signin_guard_of,
+    work,
+)
+from app.web.state import settings_of
 
 log = logging.getLogger(__name__)
 

@@ -17,10 +17,10 @@ from limits import RateLimitItem, parse_many
 from limits.errors import StorageError
 from limits.storage import MemoryStorage, RedisStorage, Storage
 from limits.strategies import FixedWindowRateLimiter
+from starlette.requests import HTTPConnection
 
 from app.config import Settings
 from app.services.errors import ServiceError
-from app.web.state import limits_of
 
 log = logging.getLogger(__name__)
 
@@ -139,6 +139,11 @@ def client_address(request: Request) -> str:
     # uvicorn's --proxy-headers puts the client's address here from the trusted proxies'
     # X-Forwarded-For (FORWARDED_ALLOW_IPS); a direct client's own address otherwise.
     return request.client.host if request.client else "unknown"
+
+
+def limits_of(request: HTTPConnection) -> RateLimits:
+    limits: RateLimits = request.app.state.limits
+    return limits
 
 
 def limit_player(request: Request, what: str, player: str) -> None:

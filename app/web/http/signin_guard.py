@@ -40,6 +40,7 @@ from dataclasses import dataclass
 
 from limits import parse_many
 from limits.errors import StorageError
+from starlette.requests import HTTPConnection
 
 from app.config import Settings
 from app.services.errors import ServiceError
@@ -234,3 +235,8 @@ class SignInGuard:
             return
         if uses > 1:
             raise ProofUsed("that sign-in check was used already: sign in again.")
+
+
+def signin_guard_of(request: HTTPConnection) -> SignInGuard:
+    guard: SignInGuard = request.app.state.signin_guard
+    return guard

@@ -33,8 +33,8 @@ from app.web.deps import (
     new_browser_player,
     sign_session_in,
 )
-from app.web.http.ratelimit import client_address
-from app.web.http.signin_guard import ProofRequired, SignInGuard
+from app.web.http.ratelimit import client_address, limits_of
+from app.web.http.signin_guard import ProofRequired, SignInGuard, signin_guard_of
 from app.web.pages.board import (
     CLOCK_FORMATS,
     GameHeader,
@@ -57,7 +57,7 @@ from app.web.pages.templating import (
     render,
 )
 from app.web.pages.wins import win_comparison
-from app.web.state import limits_of, settings_of, signin_guard_of
+from app.web.state import settings_of
 
 router = APIRouter()
 SAFE_BACK = re.compile(r"/(?![/\\])[A-Za-z0-9/_.~%?=&-]*")
