@@ -33,7 +33,8 @@ from app.services.players import Players
 from app.services.progress import Progress
 from app.services.rooms import Limits as RoomLimits
 from app.services.rooms import Rooms
-from app.services.solver import Solver, SolverPool
+from app.services.solver import Solver
+from app.services.solver_pool import SolverPool
 
 log = logging.getLogger(__name__)
 

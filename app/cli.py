@@ -37,7 +37,7 @@ from app.engine import GAMES
 from app.services.accounts import Accounts
 from app.services.errors import ServiceError
 from app.services.replays import check_replays
-from app.services.solver import CERTIFY_NODES, CERTIFY_SECONDS, Verdict
+from app.services.solver_jobs import CERTIFY_NODES, CERTIFY_SECONDS, Verdict
 
 
 def _parser() -> argparse.ArgumentParser:

@@ -42,7 +42,8 @@ from sqlalchemy.engine import make_url
 from app.bootstrap import opened
 from app.config import Settings, get_settings
 from app.engine import GAMES
-from app.services.solver import JUDGE_NODES, Solver, Verdict, judge_deal
+from app.services.solver import Solver
+from app.services.solver_jobs import JUDGE_NODES, Verdict, judge_deal
 
 log = logging.getLogger(__name__)
 QUEUE = "solver"

@@ -1,6 +1,7 @@
 """The solver as a service: hints, the solver's verdicts on deals, and the certified pool.
 
-Searches run in worker processes (``SolverPool``), each within a time budget that the worker
+Searches run in worker processes (``SolverPool``, app/services/solver_pool.py; what they run
+is app/services/solver_jobs.py), each within a time budget that the worker
 checks through the clock the service hands the pure solver; the web layer awaits them without
 blocking the event loop or the threads that play moves, so a slow search never delays a move.
 """
@@ -10,13 +11,9 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-import multiprocessing
-import os
 import secrets
-import threading
 import time
 from collections.abc import Callable
-from concurrent.futures import ProcessPoolExecutor
 from contextlib import suppress
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
@@ -43,233 +40,29 @@ from app.services.errors import (
 from app.services.game_views import GameView, plausible_id
 from app.services.games import Games
 from app.services.players import now
-from app.solver import Budget, Outcome, follow, hint, solve
-from app.solver.analysis import analyse
-from app.solver.hints import SAMPLES, fully_visible
+from app.services.solver_jobs import (
+    ANALYSIS_JOB_SECONDS,
+    ANALYSIS_POLL_SECONDS,
+    BUSY_SLACK_SECONDS,
+    CERTIFY_NODES,
+    CERTIFY_SECONDS,
+    JUDGE_NODES,
+    POOLS_SECONDS,
+    QUICK_ESTIMATE_NODES,
+    QUICK_ESTIMATE_SAMPLES,
+    Verdict,
+    analysis_job,
+    hint_job,
+    judge_deal,
+    lost_deal_analysis,
+    undecided_analysis,
+)
+from app.services.solver_pool import CpuShare, SolverPool
+from app.solver import Outcome, follow
+from app.solver.hints import fully_visible
 
 T = TypeVar("T")
 log = logging.getLogger(__name__)
-
-HINT_NODES = 2_000_000  # the time budget ends hint searches first on this machine
-CERTIFY_NODES = 300_000
-CERTIFY_SECONDS = 10.0
-# A deal judged when a game of it ends: bench/RESULTS.md ("Solver") shows what this decides.
-JUDGE_NODES = 300_000
-BUSY_SLACK_SECONDS = 5.0  # waiting for a free worker, on top of the search's own budget
-POOLS_SECONDS = 30.0  # how long the home page may show which games have a certified pool
-
-
-def _deadline_check(seconds: float) -> Callable[[], bool]:
-    deadline = time.monotonic() + seconds
-    return lambda: time.monotonic() > deadline
-
-
-# Hints from sampled arrangements of the hidden cards: positions searched for one hint, shared
-# by the arrangements (hints.SAMPLES), sized to answer in about a second on this machine when
-# it is quiet (bench/RESULTS.md, "The coach"). Node budgets, not the clock, decide what the
-# search sees, so equal views get equal hints; the clock only stops a hint that runs late.
-ESTIMATE_NODES = 80_000
-ESTIMATE_NODES_BY_GAME = {"quadruple-interchange": 16_000}
-
-
-# When no worker answers in time (a busy box: the workers run in the idle scheduling class),
-# a hint where cards are hidden is still given, from a quick estimate in the app process: two
-# arrangements, this many positions in all (a few milliseconds).
-QUICK_ESTIMATE_NODES = 2_000
-QUICK_ESTIMATE_SAMPLES = 2
-
-
-def hint_job(
-    state_text: str, seconds: float, nodes: int = HINT_NODES, samples: int = SAMPLES
-) -> dict[str, Any]:
-    """A hint for a stored state; runs in a worker process. An exact winnable hint comes with
-    its whole winning line (``line``, move texts), for the service to keep with the game."""
-    state = loads(state_text)
-    if not fully_visible(state):
-        nodes = min(nodes, ESTIMATE_NODES_BY_GAME.get(state.game, ESTIMATE_NODES))
-    budget = Budget(nodes=nodes, out_of_time=_deadline_check(seconds))
-    given = hint(state, budget, samples=samples)
-    move = given.move
-    return {
-        "move": None
-        if move is None
-        else {"from": move.source, "to": move.target, "count": move.count},
-        "outcome": str(given.outcome),
-        "exact": given.exact,
-        "message": given.message,
-        "chance": given.chance,
-        "line": [str(m) for m in given.line],
-    }
-
-
-# The analysis of a finished game: positions per search, and seconds for all its searches.
-ANALYSIS_NODES = 300_000
-# The analysis as a durable job (SOLVER_JOBS): the worker's budget (nobody is held up by it),
-# and how often a request waiting for the worker's answer looks for it.
-ANALYSIS_JOB_SECONDS = 20.0
-ANALYSIS_POLL_SECONDS = 0.2
-
-
-def _move_json(move: Move) -> dict[str, Any]:
-    return {"from": move.source, "to": move.target, "count": move.count}
-
-
-def analysis_job(
-    slug: str,
-    number: int,
-    key: bytes,
-    moves: list[str],
-    known: str | None,
-    seconds: float,
-    nodes: int = ANALYSIS_NODES,
-) -> dict[str, Any]:
-    """The analysis of a finished game (contract v3); runs in a worker process. ``known``:
-    the deal's stored verdict, if decided."""
-    rules = get_ruleset(slug)
-    found = analyse(
-        rules.deal(number, key),
-        [Move.parse(m) for m in moves],
-        Budget(nodes=nodes, out_of_time=_deadline_check(seconds)),
-        deal_outcome=Outcome(known) if known else None,
-    )
-    slip = found.slip
-    if not found.decided:
-        return undecided_analysis()
-    return {
-        "deal_winnable": found.deal_winnable,
-        "slip": None
-        if slip is None
-        else {"ply": slip.ply, "move": _move_json(slip.move), "better": _move_json(slip.better)},
-        "knowing": "all",
-        "decided": found.decided,
-    }
-
-
-def undecided_analysis() -> dict[str, Any]:
-    """An analysis the solver could not settle: ``deal_winnable`` is null then (contract v3),
-    even for a deal known to be winnable — a client reading ``"deal_winnable": true`` with no
-    slip would take the game for won, or left while still winnable."""
-    return {"deal_winnable": None, "slip": None, "knowing": "all", "decided": False}
-
-
-def lost_deal_analysis() -> dict[str, Any]:
-    """The analysis of a game of a deal proved lost: no move of the game lost it."""
-    return {"deal_winnable": False, "slip": None, "knowing": "all", "decided": True}
-
-
-@dataclass(frozen=True)
-class Verdict:
-    game: str
-    deal: int
-    outcome: Outcome
-    solution: tuple[Move, ...]
-    positions: int
-
-
-def judge_deal(
-    slug: str, number: int, key: bytes, nodes: int = CERTIFY_NODES, seconds: float = 60.0
-) -> Verdict:
-    """Solve a deal with every card known; a winning line is shortened and replayed through the
-    engine before it is believed."""
-    rules = get_ruleset(slug)
-    deal = rules.deal(number, key)
-    result = solve(deal, Budget(nodes=nodes, out_of_time=_deadline_check(seconds)))
-    if result.outcome is Outcome.WINNABLE and not rules.is_won(rules.replay(deal, result.moves)):
-        raise AssertionError(f"{slug} deal {number}: the solver's line does not win")
-    return Verdict(slug, number, result.outcome, result.moves, result.nodes)
-
-
-def _exit_with_parent(parent: int) -> None:
-    """In a worker: run below the app's priority, and end when the app process that started it
-    is gone. Searches use the CPU the moves leave: judging the deals of ended games took a
-    core from the moves under load (bench/RESULTS.md). A worker kept busy by a search outlived
-    a ``shutdown(wait=False)``, and one whose app was killed (``kill -9``, a stopped test
-    server) was left running for good, holding a core."""
-    os.nice(SOLVER_NICENESS)
-    _run_when_idle()
-
-    def watch() -> None:
-        while os.getppid() == parent:
-            time.sleep(1.0)
-        os._exit(0)
-
-    threading.Thread(target=watch, name="exit-with-parent", daemon=True).start()
-
-
-# Added to the workers' niceness (19, the most there is): searches yield the CPU to requests.
-SOLVER_NICENESS = 19
-
-
-def _run_when_idle() -> None:
-    """On Linux, the idle scheduling class: a search runs only on a core nothing else wants,
-    and a woken request takes the core from it at once. Niceness 19 alone still cost the
-    moves' tail under load (a nice task keeps its time slice: bench/RESULTS.md, browser path).
-    Where the class is missing or refused, niceness is what is left."""
-    idle = getattr(os, "SCHED_IDLE", None)
-    if idle is None:
-        return
-    try:
-        os.sched_setscheduler(0, idle, os.sched_param(0))
-    except OSError:
-        log.warning("the solver's workers could not take the idle scheduling class")
-
-
-class SolverPool:
-    """Worker processes for searches, started on first use (``spawn``: no forked threads)."""
-
-    def __init__(self, workers: int) -> None:
-        self.workers = workers
-        self._pool: ProcessPoolExecutor | None = None
-
-    def _executor(self) -> ProcessPoolExecutor:
-        if self._pool is None:
-            self._pool = ProcessPoolExecutor(
-                self.workers,
-                mp_context=multiprocessing.get_context("spawn"),
-                initializer=_exit_with_parent,
-                initargs=(os.getpid(),),
-            )
-        return self._pool
-
-    async def run(self, timeout: float, fn: Callable[..., T], *args: Any) -> T | None:
-        """``fn(*args)`` in a worker; None when it has not answered within ``timeout``."""
-        loop = asyncio.get_running_loop()
-        future = loop.run_in_executor(self._executor(), fn, *args)
-        try:
-            return await asyncio.wait_for(future, timeout)
-        except TimeoutError:
-            return None
-
-    def close(self) -> None:
-        if self._pool is not None:
-            self._pool.shutdown(wait=False, cancel_futures=True)
-            self._pool = None
-
-
-@dataclass
-class CpuShare:
-    """How much of a core this process has used lately: its CPU time over wall time, measured
-    over windows of at least ``window`` seconds (the last complete window counts).
-
-    Judging is background work: on a busy machine it takes cores (and, on cores that are
-    hyperthreads of one another, execution units) from the moves, however low its priority.
-    This process's own share is the signal: it counts the app's threads and not the solver's
-    workers, and reads the same inside a container as outside."""
-
-    window: float = 2.0
-    wall: Callable[[], float] = time.monotonic
-    cpu: Callable[[], float] = time.process_time
-    share: float = 0.0
-    _since: tuple[float, float] | None = None
-
-    def now(self) -> float:
-        wall, cpu = self.wall(), self.cpu()
-        if self._since is None:
-            self._since = (wall, cpu)
-        elif wall - self._since[0] >= self.window:
-            self.share = (cpu - self._since[1]) / (wall - self._since[0])
-            self._since = (wall, cpu)
-        return self.share
 
 
 @dataclass

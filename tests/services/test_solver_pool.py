@@ -15,7 +15,7 @@ from tests.aio import run
 
 SCRIPT = """
 import os, sys
-from app.services.solver import SolverPool
+from app.services.solver_pool import SolverPool
 
 async def main():
     pool = SolverPool(1)
@@ -54,7 +54,7 @@ def test_a_worker_ends_when_its_app_process_is_gone() -> None:
 @pytest.mark.slow
 def test_searches_run_below_the_apps_priority() -> None:
 
-    from app.services.solver import SOLVER_NICENESS, SolverPool
+    from app.services.solver_pool import SOLVER_NICENESS, SolverPool
 
     async def niceness() -> int | None:
         pool = SolverPool(1)
@@ -70,7 +70,7 @@ def test_searches_run_below_the_apps_priority() -> None:
 def test_searches_run_only_on_idle_cores_on_linux() -> None:
     """The idle scheduling class: a woken request takes the core from a search at once
     (niceness alone still cost the moves' tail under load, bench/RESULTS.md)."""
-    from app.services.solver import SolverPool
+    from app.services.solver_pool import SolverPool
 
     if not hasattr(os, "SCHED_IDLE"):
         pytest.skip("no idle scheduling class here: niceness is all there is (tested above)")

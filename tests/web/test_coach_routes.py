@@ -19,7 +19,7 @@ from app.db.models import DealVerdict, GameCoach
 from app.engine import Move, get_ruleset
 from app.services import daily
 from app.services.seal import end_of_day
-from app.services.solver import Verdict, analysis_job
+from app.services.solver_jobs import Verdict, analysis_job
 from app.solver import Budget, Outcome, solve
 from tests.web.support import (
     GAME_SLUGS,

@@ -16,7 +16,8 @@ from sqlalchemy.exc import OperationalError
 from app.cli import main
 from app.config import Settings
 from app.engine import Move, get_ruleset
-from app.services.solver import CpuShare, Verdict, judge_deal
+from app.services.solver_jobs import Verdict, judge_deal
+from app.services.solver_pool import CpuShare
 from app.solver import Outcome
 from tests.aio import run
 from tests.web.support import (
