@@ -165,6 +165,11 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         expensive_share=settings.expensive_share,
         queue_timeout_ms=settings.queue_timeout_ms,
         retry_after=settings.retry_after_seconds,
+        hints=settings.hint_concurrency,
+        stream_opens=settings.stream_open_concurrency,
+        metered_queue=settings.metered_queue,
+        client_concurrency=settings.client_concurrency,
+        client_streams=settings.client_streams,
     )
     # Nothing parses a request (cookies, forms, JSON) before its size is checked.
     app.add_middleware(

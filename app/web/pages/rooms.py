@@ -24,6 +24,7 @@ from app.services.feed import EventRow
 from app.services.game_views import GameView
 from app.services.rooms import Rooms, RoomView, normalize_code
 from app.web.deps import SESSION_PLAYER, BrowserPlayer, GamesDep, RoomsDep, ViewerDep
+from app.web.http.ratelimit import limit_costly
 from app.web.pages.board import GameHeader, pile_views, status_context
 from app.web.pages.templating import csrf_token, render, templates
 from app.web.state import services_of
@@ -132,12 +133,14 @@ def room_page(request: Request, code: str, viewer: ViewerDep, rooms: RoomsDep) -
 
 
 @router.post("/rooms/{code}/join")
-def join_room(code: str, player: BrowserPlayer, rooms: RoomsDep) -> Response:
+def join_room(request: Request, code: str, player: BrowserPlayer, rooms: RoomsDep) -> Response:
+    limit_costly(request, "room-joins", player)
     return RedirectResponse(rooms.join(code, player).url, status_code=303)
 
 
 @router.post("/rooms/{code}/leave")
-def leave_room(code: str, player: BrowserPlayer, rooms: RoomsDep) -> Response:
+def leave_room(request: Request, code: str, player: BrowserPlayer, rooms: RoomsDep) -> Response:
+    limit_costly(request, "room-joins", player)
     rooms.leave(code, player)
     return RedirectResponse("/", status_code=303)
 
