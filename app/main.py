@@ -33,6 +33,7 @@ from app.web.http.https import NeedsHttps
 from app.web.http.limits import Admission, SizeLimits
 from app.web.http.ratelimit import RateLimits
 from app.web.http.signin_guard import SignInGuard
+from app.web.pages.rooms import LiveFragments
 from app.web.pages.templating import templates
 from app.web.router import router
 
@@ -122,6 +123,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     limits = RateLimits(settings)
     app.state.limits = limits
     app.state.signin_guard = SignInGuard(settings, limits)
+    app.state.live_fragments = LiveFragments(services.rooms)
 
     errors.install(app)
     faults.install(app)
