@@ -115,16 +115,20 @@ BENCH_LIMITS = {
 }
 
 PORTS = range(9900, 10000)  # where the benchmarks' own servers listen
+_HANDED_OUT: set[int] = set()
 
 
 def port_in_range() -> int:
-    """A free port of :data:`PORTS` on 127.0.0.1."""
+    """A free port of :data:`PORTS` on 127.0.0.1, not handed out before by this process."""
     for port in PORTS:
+        if port in _HANDED_OUT:
+            continue
         with socket.socket() as s:
             try:
                 s.bind((HOST, port))
             except OSError:
                 continue
+            _HANDED_OUT.add(port)
             return port
     raise RuntimeError(f"no free port in {PORTS.start}-{PORTS.stop - 1}")
 

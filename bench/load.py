@@ -53,6 +53,7 @@ import asyncio
 import contextlib
 import gc
 import gzip
+import html
 import json
 import math
 import os
@@ -321,7 +322,8 @@ async def play_raw(run: Run, game_id: str, seed: int, arrive_after: float = 0.0)
                 await asyncio.sleep(run.think * rng.uniform(0.5, 1.5))
             body = {"from": f"t{rng.randint(1, 8)}", "to": "f1", "version": version}
             key = {"Idempotency-Key": uuid.uuid4().hex}
-            status, answer = await run.call(conn, "move", "POST", path, body, None, key)
+            kind = "move" if version >= 0 else "read"  # the first learns the version
+            status, answer = await run.call(conn, kind, "POST", path, body, None, key)
             if status in (200, 409) and answer is not None:
                 version = int(answer["version"])
             else:
@@ -354,18 +356,17 @@ async def make_games(port: int, tokens: list[str]) -> list[str]:
 CSRF_TOKEN = re.compile(r'name="csrftoken" value="([^"]+)"')
 GAME_STATUS = re.compile(
     r'id="game-status" class="status (?P<status>[a-z]+)" data-game="(?P<game>[^"]+)" '
-    r'data-version="(?P<version>[0-9]+)" data-legal="(?P<legal>[^"]*)"'
+    r"data-version=\"(?P<version>[0-9]+)\" data-moves='(?P<legal>[^']*)'"
 )
 
 
 def _legal(text: str) -> list[dict[str, Any]]:
-    """The status element's legal moves (``t3-f1 t2-t7/3 stock-waste``) as the API lists them."""
-    out = []
-    for notation in text.split():
-        source, _, rest = notation.partition("-")
-        target, _, count = rest.partition("/")
-        out.append({"from": source, "to": target, "count": int(count or 1)})
-    return out
+    """The status element's legal moves (``[["t3", "f1", 1], ["stock", "waste", 1, "deal"]]``,
+    HTML-escaped) as the API lists them."""
+    return [
+        {"from": m[0], "to": m[1], "count": int(m[2])}
+        for m in json.loads(html.unescape(text) or "[]")
+    ]
 
 
 @dataclass
@@ -379,8 +380,8 @@ class Board:
     moves: int = 0
 
     @classmethod
-    def read(cls, html: bytes, moves: int = 0) -> Board | None:
-        found = GAME_STATUS.search(html.decode("utf-8", "replace"))
+    def read(cls, page: bytes, moves: int = 0) -> Board | None:
+        found = GAME_STATUS.search(page.decode("utf-8", "replace"))
         if found is None:
             return None
         return cls(
