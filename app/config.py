@@ -126,6 +126,9 @@ class Settings(BaseSettings):
     # beyond either, 429 with Retry-After at once.
     client_concurrency: int = Field(default=32, ge=1)
     client_streams: int = Field(default=64, ge=1)
+    # A client that comes back before its Retry-After and would be refused again gets that
+    # refusal when its Retry-After is over (its connection waits; no thread, no turn).
+    enforce_retry_after: bool = True
     # The share of a worker's time that replay pages may take (their time inside their gate);
     # beyond it they are answered 503 at once.
     expensive_share: float = Field(default=0.1, gt=0, le=1)

@@ -172,6 +172,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         metered_queue=settings.metered_queue,
         client_concurrency=settings.client_concurrency,
         client_streams=settings.client_streams,
+        enforce_retry_after=settings.enforce_retry_after,
     )
     # Nothing parses a request (cookies, forms, JSON) before its size is checked.
     app.add_middleware(

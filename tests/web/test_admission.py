@@ -19,6 +19,7 @@ from fastapi import FastAPI
 from fastapi.testclient import TestClient
 
 from app.main import create_app
+from app.web.http import limits as limits_module
 from app.web.http.limits import Admission
 from tests.settings import suite_settings
 from tests.web.support import error_code, new_player
@@ -85,6 +86,7 @@ def gate(inner: Held, **overrides: Any) -> Admission:
         "metered_queue": 0,
         "client_concurrency": 100,
         "client_streams": 100,
+        "enforce_retry_after": False,  # (tested on its own, with a clock of the test's)
     }
     values.update(overrides)
     return Admission(inner, **values)
@@ -222,6 +224,43 @@ def test_a_full_general_gate_still_queues_within_the_timeout() -> None:
         assert [(await a).status for a in ahead] == [200] * 4
 
     asyncio.run(scenario())
+
+
+def test_a_client_back_before_its_retry_after_gets_its_refusal_when_it_is_over(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A flood that retries at once is answered once per Retry-After per connection; the
+    clock and the wait are the test's own (no test waits on time)."""
+    clock = {"now": 1000.0}
+    waits: list[float] = []
+
+    async def wait(seconds: float) -> None:
+        waits.append(seconds)
+        clock["now"] += seconds
+
+    monkeypatch.setattr(limits_module, "monotonic", lambda: clock["now"])
+    monkeypatch.setattr(limits_module, "sleep", wait)
+
+    async def scenario(enforce: bool) -> list[float]:
+        waits.clear()
+        inner = Held(hold=("/api/games/g1/hint",))
+        app = gate(inner, retry_after=2, enforce_retry_after=enforce)
+        first = await held(app, inner, "/api/games/g1/hint")
+        assert (await at_once(app, "/api/games/g2/hint")).status == 503  # told: 2 s
+        clock["now"] += 0.5
+        # Back after 0.5 s and refused again: the refusal comes when the 2 s are over.
+        assert (await at_once(app, "/api/games/g2/hint")).status == 503
+        # Another address is refused at once; a request let in never waits.
+        assert (await at_once(app, "/api/games/g2/hint", client="10.0.0.7")).status == 503
+        assert (await at_once(app, "/api/games/g3/moves")).status == 200
+        clock["now"] += 5  # well past it: at once again
+        assert (await at_once(app, "/api/games/g2/hint")).status == 503
+        inner.release.set()
+        assert (await first).status == 200
+        return list(waits)
+
+    assert asyncio.run(scenario(True)) == [1.5]
+    assert asyncio.run(scenario(False)) == []
 
 
 # -- rate limits of the costly actions ---------------------------------------------------------

@@ -20,6 +20,11 @@
   ``CLIENT_CONCURRENCY`` requests at once and holds at most ``CLIENT_STREAMS`` event streams;
   beyond either the client is answered 429 with Retry-After at once, so that one client holding
   hundreds of connections cannot starve the others.
+- Refusals are answered at once, but a client that comes back before the ``Retry-After`` it
+  was given, and would be refused again, gets that refusal only when its ``Retry-After`` is
+  over (``ENFORCE_RETRY_AFTER``): its connection waits on the event loop, taking no thread and
+  no turn, so a flood that retries at once costs one refusal per connection per
+  ``Retry-After`` rather than thousands a second. A request that would be let in never waits.
 """
 
 from __future__ import annotations
@@ -31,13 +36,17 @@ import time
 import weakref
 from dataclasses import dataclass, field
 
+import anyio
 from anyio import Semaphore, WouldBlock, move_on_after
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from app.metrics import SHED
 
-# The clock of the expensive pages' budget (the tests set another: no test waits on time).
+# The clock of the expensive pages' budget and of the Retry-After kept, and the wait of an early
+# retry (the tests set others: no test waits on time).
 monotonic = time.monotonic
+sleep = anyio.sleep
+_TOLD_MAX = 10_000  # addresses remembered with their Retry-After, per worker
 
 _REPLAY = re.compile(r"^/(?:api/)?games/[^/]+/(?:replay|solution)$")  # cost grows with the line
 _HINT = re.compile(r"^/(?:api/)?games/[^/]+/hint$")  # holds a solver worker
@@ -169,6 +178,8 @@ class _Gates:
     # Requests and event streams under way per client address, in this worker.
     requests: dict[str, int] = field(default_factory=dict)
     open_streams: dict[str, int] = field(default_factory=dict)
+    # When each address refused lately may come back (the monotonic clock).
+    told: dict[str, float] = field(default_factory=dict)
 
 
 class Admission:
@@ -186,6 +197,7 @@ class Admission:
         metered_queue: int = 2,
         client_concurrency: int = 32,
         client_streams: int = 64,
+        enforce_retry_after: bool = True,
     ) -> None:
         self.app = app
         self.share = expensive_share
@@ -199,6 +211,7 @@ class Admission:
         self.metered_queue = metered_queue
         self.client_concurrency = client_concurrency
         self.client_streams = client_streams
+        self.enforce_retry_after = enforce_retry_after
         self.timeout = queue_timeout_ms / 1000
         self.retry_after = retry_after
         # One set of gates per event loop (one per worker; the test client may run several).
@@ -229,6 +242,7 @@ class Admission:
         gates = self._gates_here()
         client = scope.get("client")
         address = str(client[0]) if client else "unknown"
+        scope["ph.address"] = address
         stream = _STREAM.match(path) is not None
         counts, cap = (
             (gates.open_streams, self.client_streams)
@@ -339,7 +353,26 @@ class Admission:
         gates.refilled = now
         return gates.budget > 0
 
+    async def _early_retry(self, scope: Scope, retry_after: int) -> None:
+        """Holds a refusal until the address's earlier Retry-After is over, then notes the new
+        one (no thread, no turn: the connection waits on the event loop)."""
+        if not self.enforce_retry_after:
+            return
+        gates = self._gates_here()
+        address = str(scope.get("ph.address", "unknown"))
+        now = monotonic()
+        until = gates.told.get(address, 0.0)
+        if now < until:
+            await sleep(min(until - now, retry_after))
+            now = monotonic()
+        told = gates.told
+        if len(told) >= _TOLD_MAX and address not in told:
+            for key in [k for k, t in told.items() if t <= now] or list(told)[: _TOLD_MAX // 2]:
+                del told[key]
+        told[address] = now + retry_after
+
     async def _shed(self, scope: Scope, send: Send) -> None:
+        await self._early_retry(scope, self.retry_after)
         scope["retry_after"] = self.retry_after
         SHED.inc()
         await send_error(
@@ -351,6 +384,7 @@ class Admission:
         )
 
     async def _too_many(self, scope: Scope, send: Send, what: str) -> None:
+        await self._early_retry(scope, 1)
         scope["retry_after"] = 1
         SHED.inc()
         await send_error(
