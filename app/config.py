@@ -84,6 +84,13 @@ class Settings(BaseSettings):
     rate_limit_new_games: str = "30/minute;500/day"  # per player
     rate_limit_moves: str = "20/second;600/minute"  # per player: moves, undos, resignations
     rate_limit_address: str = "6000/minute"  # per address: every limited action together
+    # Actions whose cost can grow, per player: joining or leaving rooms (each one an event to
+    # every stream of the room), hints (a solver search) and analyses (a solver search); and
+    # all three together per address (many players behind one address share it).
+    rate_limit_room_joins: str = "20/minute;200/hour"
+    rate_limit_hints: str = "20/minute;300/hour"
+    rate_limit_analyses: str = "20/minute;300/hour"
+    rate_limit_costly_address: str = "300/minute"
     leaderboard_min_games: int = Field(default=10, ge=1)
     # Recent-period leaderboards add up many rows: their rows are served for this long, then
     # refreshed in the background (0: computed on every request).
@@ -109,6 +116,19 @@ class Settings(BaseSettings):
     # at once (the rest wait their turn, within the same bound).
     queue_timeout_ms: int = Field(default=2000, ge=1)
     expensive_concurrency: int = Field(default=1, ge=1)
+    # Metered classes beside the expensive pages (app/web/http/limits.py): hints (each holds a
+    # solver worker) and the opening of event streams. A full metered class lets METERED_QUEUE
+    # more requests wait their turn and answers any beyond them 503 at once.
+    hint_concurrency: int = Field(default=1, ge=1)
+    stream_open_concurrency: int = Field(default=4, ge=1)
+    metered_queue: int = Field(default=2, ge=0)
+    # Per client address and worker: requests under way at once, and event streams held open;
+    # beyond either, 429 with Retry-After at once.
+    client_concurrency: int = Field(default=32, ge=1)
+    client_streams: int = Field(default=64, ge=1)
+    # A client that comes back before its Retry-After and would be refused again gets that
+    # refusal when its Retry-After is over (its connection waits; no thread, no turn).
+    enforce_retry_after: bool = True
     # The share of a worker's time that replay pages may take (their time inside their gate);
     # beyond it they are answered 503 at once.
     expensive_share: float = Field(default=0.1, gt=0, le=1)

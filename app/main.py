@@ -34,6 +34,7 @@ from app.web.http.https import NeedsHttps
 from app.web.http.limits import Admission, SizeLimits
 from app.web.http.ratelimit import RateLimits
 from app.web.http.signin_guard import SignInGuard
+from app.web.pages.rooms import LiveFragments
 from app.web.pages.templating import templates
 from app.web.router import router
 
@@ -124,6 +125,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     limits = RateLimits(settings)
     app.state.limits = limits
     app.state.signin_guard = SignInGuard(settings, limits)
+    app.state.live_fragments = LiveFragments(services.rooms)
 
     errors.install(app)
     faults.install(app)
@@ -167,6 +169,12 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         expensive_share=settings.expensive_share,
         queue_timeout_ms=settings.queue_timeout_ms,
         retry_after=settings.retry_after_seconds,
+        hints=settings.hint_concurrency,
+        stream_opens=settings.stream_open_concurrency,
+        metered_queue=settings.metered_queue,
+        client_concurrency=settings.client_concurrency,
+        client_streams=settings.client_streams,
+        enforce_retry_after=settings.enforce_retry_after,
     )
     # Nothing parses a request (cookies, forms, JSON) before its size is checked.
     app.add_middleware(

@@ -38,7 +38,16 @@ DB_ERRORS = Counter(
     "Database errors: requests answered 503 (by error) and moves retried on a new connection.",
     ["kind"],
 )
-SHED = Counter("ph_requests_shed_total", "Requests answered 503 after waiting for a turn.")
+SHED = Counter(
+    "ph_requests_shed_total",
+    "Requests refused by admission: 503 (no turn free) or 429 (too many from one address).",
+)
+LIVE_ROOM_READS = Counter(
+    "ph_live_room_reads_total", "Rooms read to render a room or race event for html streams."
+)
+LIVE_RENDERS = Counter(
+    "ph_live_renders_total", "Event fragments rendered for html streams (once per variant)."
+)
 
 
 def exposition() -> tuple[bytes, str]:

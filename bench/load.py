@@ -3,6 +3,7 @@
     .venv/bin/python bench/load.py                     # 100 players, 30 s (+5 s warm-up)
     .venv/bin/python bench/load.py --players 200 --duration 60 --think-ms 50
     .venv/bin/python bench/load.py --browser           # the API path and the browser path
+    .venv/bin/python bench/load.py --ceiling           # API, browser and the raw ceiling
 
 With ``--browser`` the same paced players also play through the browser's path, and the two
 alternate on one server (``--rounds`` pairs of phases, each with its own warm-up and window;
@@ -28,6 +29,18 @@ a commit takes on a connection of its own. It exits non-zero if the server answe
 connection failed. Players arrive over the first half of the warm-up (``--arrival burst``: all
 at once).
 
+With ``--ceiling`` the app is started as production starts it (``scripts/docker-start.sh``:
+``python -m app.serve`` with httptools, proxy headers, no access log, a throwaway Redis on
+127.0.0.1 for the rate limits of its workers), every request says ``Accept-Encoding: gzip,
+deflate, br, zstd`` as a browser does (answers are decompressed as a browser would), API and
+raw moves carry an ``Idempotency-Key``, and a third path joins the alternation: the raw ceiling
+(bench/raw_ceiling.py, Starlette and psycopg's async pool doing a move's reads and writes on
+the app's own tables, started beside the app on the same database). Each player has one game
+of its own for the raw path, started through the app. The report ends with the ratios:
+API / raw and browser / API.
+
+The servers it starts listen on ports 9900-9999 of 127.0.0.1 (``--ceiling``) or a free port.
+
 The client is a minimal HTTP/1.1 keep-alive client on asyncio (one connection per player), so
 that the load generator, which shares the machine's cores with the server and PostgreSQL,
 spends as little CPU as it can. It only ever connects to 127.0.0.1.
@@ -39,6 +52,8 @@ import argparse
 import asyncio
 import contextlib
 import gc
+import gzip
+import html
 import json
 import math
 import os
@@ -52,6 +67,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import uuid
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -64,7 +80,10 @@ from common import (
     free_port,
     local_postgres,
     machine_facts,
+    port_in_range,
     recreate_database,
+    start_production,
+    start_redis,
     start_server,
     stop_server,
 )
@@ -82,6 +101,9 @@ class ConnectionLost(Exception):
 
 class Connection:
     """One keep-alive HTTP/1.1 connection to the server under test."""
+
+    # With --ceiling: what a browser sends (answers are decompressed, as a browser does).
+    accept_encoding: str | None = None
 
     def __init__(self, port: int) -> None:
         self.port = port
@@ -134,6 +156,8 @@ class Connection:
             head.append("Content-Length: 0")
         if token:
             head.append(f"Authorization: Bearer {token}")
+        if self.accept_encoding:
+            head.append(f"Accept-Encoding: {self.accept_encoding}")
         head += [f"{k}: {v}" for k, v in (headers or {}).items()]
         if self.cookies:
             head.append("Cookie: " + "; ".join(f"{k}={v}" for k, v in self.cookies.items()))
@@ -177,6 +201,8 @@ class Connection:
             data = b"".join(chunks)
         else:
             data = b""
+        if headers.get("content-encoding") == "gzip":
+            data = gzip.decompress(data)
         return status, data, headers.get("connection", "").lower() != "close"
 
 
@@ -196,6 +222,7 @@ class Run:
     port: int
     think: float
     max_moves: int
+    keys: bool = False  # send an Idempotency-Key with each move (--ceiling)
     stop: asyncio.Event = field(default_factory=asyncio.Event)
     samples: list[Sample] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
@@ -203,11 +230,18 @@ class Run:
     games_ended: Counter[str] = field(default_factory=Counter)
 
     async def call(
-        self, conn: Connection, kind: str, method: str, path: str, body: Any, token: str
+        self,
+        conn: Connection,
+        kind: str,
+        method: str,
+        path: str,
+        body: Any,
+        token: str | None,
+        headers: dict[str, str] | None = None,
     ) -> tuple[int, Any]:
         started = time.perf_counter()
         try:
-            status, data = await conn.request(method, path, body, token)
+            status, data = await conn.request(method, path, body, token, headers)
         except (ConnectionLost, OSError) as exc:
             self.samples.append(Sample(kind, 0, started, time.perf_counter() - started))
             self.errors.append(f"{kind} {path}: {exc}")
@@ -256,7 +290,8 @@ async def play(run: Run, token: str, seed: int, arrive_after: float = 0.0) -> No
                 move = choose(game["legal_moves"], rng)
                 body = {**move, "version": game["version"]}
                 path = f"/api/games/{game['id']}/moves"
-                status, answer = await run.call(conn, "move", "POST", path, body, token)
+                key = {"Idempotency-Key": uuid.uuid4().hex} if run.keys else None
+                status, answer = await run.call(conn, "move", "POST", path, body, token, key)
                 if status == 200:
                     game = answer
                     continue
@@ -273,23 +308,65 @@ async def play(run: Run, token: str, seed: int, arrive_after: float = 0.0) -> No
         await conn.close()
 
 
+async def play_raw(run: Run, game_id: str, seed: int, arrive_after: float = 0.0) -> None:
+    """A player of the raw ceiling: moves on its own game, each with the version the last
+    answer gave (the raw server checks it as the app does, and applies no rules)."""
+    rng = random.Random(seed)
+    conn = Connection(run.port)
+    await asyncio.sleep(arrive_after)
+    version = -1  # the first answer (409) says the game's version
+    path = f"/raw/games/{game_id}/moves"
+    try:
+        while not run.stop.is_set():
+            if run.think and version >= 0:
+                await asyncio.sleep(run.think * rng.uniform(0.5, 1.5))
+            body = {"from": f"t{rng.randint(1, 8)}", "to": "f1", "version": version}
+            key = {"Idempotency-Key": uuid.uuid4().hex}
+            kind = "move" if version >= 0 else "read"  # the first learns the version
+            status, answer = await run.call(conn, kind, "POST", path, body, None, key)
+            if status in (200, 409) and answer is not None:
+                version = int(answer["version"])
+            else:
+                await asyncio.sleep(0.5)
+    finally:
+        await conn.close()
+
+
+async def make_games(port: int, tokens: list[str]) -> list[str]:
+    """One game per player, through the app (set-up: the raw path's games)."""
+
+    async def one(token: str) -> str:
+        conn = Connection(port)
+        try:
+            status, data = await conn.request("POST", "/api/games", {"game": "corners"}, token)
+        finally:
+            await conn.close()
+        if status != 201:
+            raise RuntimeError(f"POST /api/games answered {status}: {data[:300]!r}")
+        return str(json.loads(data)["id"])
+
+    games: list[str] = []
+    for start in range(0, len(tokens), 20):
+        games += await asyncio.gather(*(one(t) for t in tokens[start : start + 20]))
+    return games
+
+
 # What a browser player reads back: the CSRF token of its session (any page), and the board's
 # status element (the whole page, and every fragment a move or a refusal answers with).
 CSRF_TOKEN = re.compile(r'name="csrftoken" value="([^"]+)"')
 GAME_STATUS = re.compile(
     r'id="game-status" class="status (?P<status>[a-z]+)" data-game="(?P<game>[^"]+)" '
-    r'data-version="(?P<version>[0-9]+)" data-legal="(?P<legal>[^"]*)"'
+    r"data-version=\"(?P<version>[0-9]+)\" data-moves='(?P<legal>[^']*)'"
 )
 
 
 def _legal(text: str) -> list[dict[str, Any]]:
-    """The status element's legal moves (``t3-f1 t2-t7/3 stock-waste``) as the API lists them."""
-    out = []
-    for notation in text.split():
-        source, _, rest = notation.partition("-")
-        target, _, count = rest.partition("/")
-        out.append({"from": source, "to": target, "count": int(count or 1)})
-    return out
+    """The status element's legal moves (``[["t3", "f1", 1], ["stock", "waste", 1, "deal"]]``,
+    HTML-escaped) as the API lists them."""
+    return [
+        {"from": m[0], "to": m[1], "count": int(m[2])}
+        for m in json.loads(html.unescape(text) or "[]")
+    ]
 
 
 @dataclass
@@ -303,8 +380,8 @@ class Board:
     moves: int = 0
 
     @classmethod
-    def read(cls, html: bytes, moves: int = 0) -> Board | None:
-        found = GAME_STATUS.search(html.decode("utf-8", "replace"))
+    def read(cls, page: bytes, moves: int = 0) -> Board | None:
+        found = GAME_STATUS.search(page.decode("utf-8", "replace"))
         if found is None:
             return None
         return cls(
@@ -762,13 +839,17 @@ async def benchmark(
     server_pid: int,
     path: str = "api",
     tokens: list[str] | None = None,
+    raw: tuple[int, int, list[str]] | None = None,
 ) -> dict[str, Any]:
     """One measured phase: ``--players`` players on the API (``tokens``: players made before)
     or in browsers (each makes itself with its first game, as a visitor does)."""
     database = local_postgres(args.database_url, "benchmark").database
     if path == "api" and tokens is None:
         tokens = await make_players(port, args.players)
-    run = Run(port=port, think=args.think_ms / 1000, max_moves=args.max_moves)
+    if path == "raw":  # the raw server: its port, its pid and the players' games
+        assert raw is not None
+        port, server_pid, games = raw
+    run = Run(port=port, think=args.think_ms / 1000, max_moves=args.max_moves, keys=args.ceiling)
     # The load generator's own collector pauses (measured: 124 young collections, one full one
     # of 28 ms in a 35 s run) would be added to every request in flight at that moment. A run is
     # short and makes little cyclic garbage, so it runs without.
@@ -785,6 +866,8 @@ async def benchmark(
     if path == "api":
         assert tokens is not None
         players = [play(run, t, seeds[i], delays[i]) for i, t in enumerate(tokens)]
+    elif path == "raw":
+        players = [play_raw(run, g, seeds[i], delays[i]) for i, g in enumerate(games)]
     else:
         players = [play_browser(run, seeds[i], delays[i]) for i in range(args.players)]
     tasks = [asyncio.create_task(p) for p in players]
@@ -823,6 +906,47 @@ async def benchmark(
     return result
 
 
+def print_ceiling(
+    args: argparse.Namespace, facts: dict[str, str], phases: list[dict[str, Any]]
+) -> None:
+    """API, browser and the raw ceiling, phase by phase, then the medians and their ratios."""
+    print(f"\n== Patience Hall against its raw ceiling: {args.players} players ==")
+    print("machine: " + ", ".join(f"{k} {v}" for k, v in facts.items()))
+    print(
+        f"production start ({args.workers} workers), Accept-Encoding as a browser; each phase "
+        f"{args.warmup} s warm-up, {args.duration} s window; think {args.think_ms} ms ±50%"
+    )
+    print("\n| Round | Path | Moves/s | p50 ms | p99 ms | max ms | server CPU/move ms "
+          "| PG CPU/move ms | busy cores | 5xx | other answers |")  # fmt: skip
+    print("| ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |")
+    for p in phases:
+        lat, cpu = p["move_latency_ms"], p["cpu"]
+        others = {
+            k: v
+            for k, v in p["answers_whole_run"].items()
+            if not k.endswith((" 200", " 201", " 303"))
+        }
+        print(
+            f"| {p['round']} | {p['path']} | {p['moves_per_s']} | {lat['p50']} | {lat['p99']} "
+            f"| {lat['max']} | {cpu['uvicorn CPU per move (ms)']} "
+            f"| {cpu['postgres CPU per move (ms, bench backends)']} "
+            f"| {cpu['machine busy (cores)']} | {p['server_errors']} | {others or '-'} |"
+        )
+    med: dict[str, float] = {}
+    for path in ("api", "browser", "raw"):
+        mine = [p["moves_per_s"] for p in phases if p["path"] == path]
+        med[path] = statistics.median(mine) if mine else math.nan
+    ratio = {
+        "API / raw": med["api"] / med["raw"] if med["raw"] else math.nan,
+        "browser / API": med["browser"] / med["api"] if med["api"] else math.nan,
+        "browser / raw": med["browser"] / med["raw"] if med["raw"] else math.nan,
+    }
+    print(
+        f"\nmedians moves/s: API {med['api']:.1f}, browser {med['browser']:.1f}, "
+        f"raw {med['raw']:.1f}; ratios: " + ", ".join(f"{k} {v:.2f}" for k, v in ratio.items())
+    )
+
+
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--players", type=int, default=100, help="concurrent API players")
@@ -852,6 +976,11 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         action="store_true",
         help="alternate phases of API players and browser players on one server",
     )
+    parser.add_argument(
+        "--ceiling",
+        action="store_true",
+        help="production start; alternate API, browser and the raw ceiling; print the ratios",
+    )
     parser.add_argument("--rounds", type=int, default=2, help="with --browser: pairs of phases")
     parser.add_argument(
         "--only", choices=("api", "browser"), help="with --browser: one path only (profiling)"
@@ -875,12 +1004,36 @@ def main(argv: list[str] | None = None) -> int:
     signal.signal(signal.SIGTERM, _interrupted)
     fresh_database(args.database_url)
     facts = machine_facts(args.database_url)
-    port = free_port()
     log = Path(tempfile.mkstemp(prefix="ph-load-server-", suffix=".log")[1])
     pool = {} if args.db_pool_size is None else {"DB_POOL_SIZE": str(args.db_pool_size)}
-    server = start_server(
-        args.database_url, port, args.workers, log, access_log=args.access_log, env=pool
-    )
+    helpers: list[subprocess.Popen[bytes]] = []  # Redis and the raw server (--ceiling)
+    raw_port = 0
+    if args.ceiling:
+        Connection.accept_encoding = "gzip, deflate, br, zstd"
+        redis_port = port_in_range()
+        helpers.append(start_redis(redis_port, log))
+        port = port_in_range()
+        server = start_production(
+            args.database_url, port, args.workers, log,
+            redis_url=f"redis://{HOST}:{redis_port}/0", env=pool,
+        )  # fmt: skip
+        raw_port = port_in_range()
+        raw_command = [
+            sys.executable, str(Path(__file__).resolve().parent / "raw_ceiling.py"),
+            "--port", str(raw_port), "--database-url", args.database_url,
+            "--workers", str(args.workers), "--pool-size", str(args.db_pool_size or 10),
+        ]  # fmt: skip
+        with log.open("ab") as out:
+            helpers.append(
+                subprocess.Popen(
+                    raw_command, stdout=out, stderr=subprocess.STDOUT, start_new_session=True
+                )
+            )
+    else:
+        port = free_port()
+        server = start_server(
+            args.database_url, port, args.workers, log, access_log=args.access_log, env=pool
+        )
     try:
         loop_policy = None
         with contextlib.suppress(ImportError):
@@ -890,6 +1043,18 @@ def main(argv: list[str] | None = None) -> int:
 
         async def go() -> dict[str, Any]:
             await wait_until_up(port, server, log)
+            if args.ceiling:
+                await wait_until_up(raw_port, helpers[-1], log)
+                tokens = await make_players(port, args.players)
+                raw = (raw_port, helpers[-1].pid, await make_games(port, tokens))
+                phases = []
+                paths = ("api", "browser", "raw")
+                for r in range(args.rounds):
+                    # Each round starts one path later, so that none is always first.
+                    for path in paths[r % 3 :] + paths[: r % 3]:
+                        phase = await benchmark(args, port, server.pid, path, tokens, raw)
+                        phases.append({"path": path, "round": r + 1, **phase})
+                return {"phases": phases}
             if not args.browser:
                 return await benchmark(args, port, server.pid)
             # Both paths on one server, alternating, so that a drift of the machine (a
@@ -910,10 +1075,14 @@ def main(argv: list[str] | None = None) -> int:
         return 130
     finally:
         stop_server(server)
+        for helper in helpers:
+            stop_server(helper)
     result["machine"] = facts
     result["command"] = "python bench/load.py " + " ".join(sys.argv[1:] if argv is None else argv)
     phases = result.get("phases", [result])
-    if args.browser:
+    if args.ceiling:
+        print_ceiling(args, facts, phases)
+    elif args.browser:
         print_comparison(args, facts, phases)
     else:
         print_report(args, facts, result)

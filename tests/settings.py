@@ -24,6 +24,10 @@ class RateLimits(TypedDict):
     rate_limit_new_games: str
     rate_limit_moves: str
     rate_limit_address: str
+    rate_limit_room_joins: str
+    rate_limit_hints: str
+    rate_limit_analyses: str
+    rate_limit_costly_address: str
 
 
 # High enough never to be hit, yet counted.
@@ -34,6 +38,10 @@ TEST_LIMITS = RateLimits(
     rate_limit_new_games="100000/minute",
     rate_limit_moves="100000/minute",
     rate_limit_address="1000000/minute",
+    rate_limit_room_joins="100000/minute",
+    rate_limit_hints="100000/minute",
+    rate_limit_analyses="100000/minute",
+    rate_limit_costly_address="1000000/minute",
 )
 
 
@@ -46,6 +54,12 @@ def suite_settings(database_url: str, **overrides: Any) -> Settings:
         # stepping through one replay and was answered 503 (twice, in two tests).
         "expensive_share": 1.0,
         "queue_timeout_ms": 10_000,
+        # Metered classes wait in line rather than shed, and one address (the test client's)
+        # may hold as many requests and streams as a test makes; all tested on their own
+        # (tests/web/test_admission.py).
+        "metered_queue": 10_000,
+        "client_concurrency": 10_000,
+        "client_streams": 10_000,
         "solver_judge_seconds": 0.0,
         # The suite keeps its processes busy: judging would wait for a quiet moment for good.
         "solver_judge_busy_share": 0.0,

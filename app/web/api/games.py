@@ -36,7 +36,7 @@ from app.web.deps import (
     PlayersDep,
     SolverDep,
 )
-from app.web.http.ratelimit import limit_player, limits_of
+from app.web.http.ratelimit import limit_costly, limit_player, limits_of
 
 router = APIRouter(prefix="/api", tags=["api"])
 
@@ -141,22 +141,30 @@ def start_game(
 
 
 @router.get(
-    "/games/{game_id}/hint", response_model=HintAnswer, responses=errors_of(401, 403, 404, 409)
+    "/games/{game_id}/hint",
+    response_model=HintAnswer,
+    responses=errors_of(401, 403, 404, 409, 429),
 )
-async def game_hint(game_id: GameId, player: ApiPlayer, solver: SolverDep) -> JSONBytes:
+async def game_hint(
+    request: Request, game_id: GameId, player: ApiPlayer, solver: SolverDep
+) -> JSONBytes:
     """A hint for the caller's own game in play (contract.md, Solver). Hints never use
     hidden cards; the game is casual from its first hint on."""
+    limit_costly(request, "hints", player)
     return answer(HintAnswer.model_validate(await solver.hint(game_id, player)))
 
 
 @router.get(
     "/games/{game_id}/analysis",
     response_model=AnalysisAnswer,
-    responses=errors_of(401, 403, 404, 409),
+    responses=errors_of(401, 403, 404, 409, 429),
 )
-async def game_analysis(game_id: GameId, viewer: ApiViewer, solver: SolverDep) -> JSONBytes:
+async def game_analysis(
+    request: Request, game_id: GameId, viewer: ApiViewer, solver: SolverDep
+) -> JSONBytes:
     """Where a finished game slipped (contract v3): for whoever may see its solution (the
     owner, or a player who has finished the deal; subject to the seal)."""
+    limit_costly(request, "analyses", viewer)
     return answer(AnalysisAnswer.model_validate(await solver.analysis(game_id, viewer)))
 
 

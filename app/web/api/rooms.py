@@ -4,11 +4,12 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import APIRouter, Path
+from fastapi import APIRouter, Path, Request
 from pydantic import BaseModel, Field
 
 from app.web.api.schemas import GameSlug, JSONBytes, RoomAnswer, answer, errors_of, room_answer
 from app.web.deps import ApiPlayer, RoomsDep
+from app.web.http.ratelimit import limit_costly
 
 router = APIRouter(prefix="/api/rooms", tags=["rooms"])
 
@@ -20,6 +21,7 @@ class NewRoom(BaseModel):
 # A room code as typed: any case, spaces around (app/services/rooms.normalize_code).
 RoomCode = Annotated[str, Path(max_length=32)]
 CHANGE = errors_of(401, 403, 404, 409)
+JOIN = errors_of(401, 403, 404, 409, 429)  # joins and leaves are rate limited
 
 
 @router.post("", status_code=201, response_model=RoomAnswer, responses=errors_of(401, 409))
@@ -32,13 +34,15 @@ def read_room(code: RoomCode, rooms: RoomsDep) -> JSONBytes:
     return answer(room_answer(rooms.get(code)))
 
 
-@router.post("/{code}/join", response_model=RoomAnswer, responses=CHANGE)
-def join_room(code: RoomCode, player: ApiPlayer, rooms: RoomsDep) -> JSONBytes:
+@router.post("/{code}/join", response_model=RoomAnswer, responses=JOIN)
+def join_room(request: Request, code: RoomCode, player: ApiPlayer, rooms: RoomsDep) -> JSONBytes:
+    limit_costly(request, "room-joins", player)
     return answer(room_answer(rooms.join(code, player)))
 
 
-@router.post("/{code}/leave", response_model=RoomAnswer, responses=CHANGE)
-def leave_room(code: RoomCode, player: ApiPlayer, rooms: RoomsDep) -> JSONBytes:
+@router.post("/{code}/leave", response_model=RoomAnswer, responses=JOIN)
+def leave_room(request: Request, code: RoomCode, player: ApiPlayer, rooms: RoomsDep) -> JSONBytes:
+    limit_costly(request, "room-joins", player)
     return answer(room_answer(rooms.leave(code, player)))
 
 

@@ -3,13 +3,28 @@
 - :class:`SizeLimits`: a request whose headers are larger than ``MAX_HEADER_BYTES`` is answered
   431 and one whose body is larger than ``MAX_BODY_BYTES`` 413, before anything parses them
   (cookies, sessions, forms, JSON).
-- :class:`Admission`: a request waits at most ``QUEUE_TIMEOUT_MS`` for its turn, then is answered
-  503 with Retry-After instead of piling up. Expensive pages (replays, leaderboards, player and
-  deal pages) take turns on a gate of their own, ``EXPENSIVE_CONCURRENCY`` per worker, so that
-  a burst of them can never hold every thread the moves need. Replays, whose cost grows with
-  the length of the game, may moreover take at most ``EXPENSIVE_SHARE`` of a worker's time (a
-  budget of one second, refilled at that rate, each page spending the time it took), beyond
-  which they are answered 503 at once, so that a flood costs next to no CPU.
+- :class:`Admission`: moves and the other cheap requests take turns on the general gate and
+  wait at most ``QUEUE_TIMEOUT_MS`` for one, then are answered 503 with Retry-After. Every
+  request whose cost can grow is *metered* in a class of its own, which never makes a move
+  wait: hints (a hint holds a solver worker: ``HINT_CONCURRENCY``), the expensive pages
+  (replays, solutions, analyses, try-again, leaderboards, player, deal and history pages:
+  ``EXPENSIVE_CONCURRENCY``) and the opening of event streams (``STREAM_OPEN_CONCURRENCY``:
+  the room read that opens one, not the stream it then holds). A metered class lets at most
+  ``METERED_QUEUE`` more requests wait for a turn; a request beyond those is answered 503 at
+  once, so a flood costs next to nothing and never waits out the queue timeout. Replays, whose
+  cost grows with the length of the game, may moreover take at most ``EXPENSIVE_SHARE`` of a
+  worker's time (a budget of one second, refilled at that rate, each page spending the time it
+  took), beyond which they are answered 503 at once.
+- Per client address (``scope["client"]``: behind a proxy, the address uvicorn's
+  ``--proxy-headers`` took from ``X-Forwarded-For``), a worker runs at most
+  ``CLIENT_CONCURRENCY`` requests at once and holds at most ``CLIENT_STREAMS`` event streams;
+  beyond either the client is answered 429 with Retry-After at once, so that one client holding
+  hundreds of connections cannot starve the others.
+- Refusals are answered at once, but a client that comes back before the ``Retry-After`` it
+  was given, and would be refused again, gets that refusal only when its ``Retry-After`` is
+  over (``ENFORCE_RETRY_AFTER``): its connection waits on the event loop, taking no thread and
+  no turn, so a flood that retries at once costs one refusal per connection per
+  ``Retry-After`` rather than thousands a second. A request that would be let in never waits.
 """
 
 from __future__ import annotations
@@ -19,32 +34,38 @@ import json
 import re
 import time
 import weakref
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
+import anyio
 from anyio import Semaphore, WouldBlock, move_on_after
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from app.metrics import SHED
 
-# The clock of the expensive pages' budget (the tests set another: no test waits on time).
+# The clock of the expensive pages' budget and of the Retry-After kept, and the wait of an early
+# retry (the tests set others: no test waits on time).
 monotonic = time.monotonic
+sleep = anyio.sleep
+_TOLD_MAX = 10_000  # addresses remembered with their Retry-After, per worker
 
 _REPLAY = re.compile(r"^/(?:api/)?games/[^/]+/(?:replay|solution)$")  # cost grows with the line
+_HINT = re.compile(r"^/(?:api/)?games/[^/]+/hint$")  # holds a solver worker
 _EXPENSIVE = re.compile(
-    r"^/(?:api/)?games/[^/]+/(?:replay|solution|analysis)$|^/(?:api/)?leaderboard$|^/players/"
-    r"|^/api/players/[^/]+$|^/deal/|^/api/deals/"
+    r"^/(?:api/)?games/[^/]+/(?:replay|solution|analysis|try-again)$|^/(?:api/)?leaderboard$"
+    r"|^/players/|^/api/players/[^/]+$|^/deals?/|^/api/deals/|^/my-games$|^/api/me/export$"
+    r"|^/account/export$"
 )
 _FREE = ("/static/", "/healthz", "/metrics")  # no database work, or a thread of their own
-# Event streams stay open for as long as a room is watched: they take no turn (which they
-# would hold for good); their database work is a short read now and then, on the event loop's
-# terms (app/web/pages/live.py).
+# Event streams stay open for as long as a room is watched: the turn they take is given back
+# once the stream's headers are sent (they would hold it for good); after that they read
+# nothing per event (app/web/pages/live.py).
 _STREAM = re.compile(r"^/rooms/[^/]+/events$")
 
 
 async def send_error(scope: Scope, send: Send, status: int, code: str, message: str) -> None:
     """A refusal without the app: JSON under /api, a small page elsewhere."""
     headers = [(b"connection", b"close")] if status in (413, 431) else []
-    if status == 503:
+    if status in (429, 503):
         headers.append((b"retry-after", str(scope.get("retry_after", 2)).encode()))
     if str(scope.get("path", "")).startswith("/api/"):
         body = json.dumps({"error": {"code": code, "message": message}}).encode()
@@ -138,11 +159,27 @@ class SizeLimits:
 
 
 @dataclass
+class _Class:
+    """A metered class of requests: ``slots`` at once, at most ``queue`` more waiting."""
+
+    gate: Semaphore
+    queue: int
+    waiting: int = 0
+
+
+@dataclass
 class _Gates:
     general: Semaphore
-    expensive: Semaphore
+    hints: _Class
+    expensive: _Class
+    streams: _Class
     budget: float  # seconds expensive pages may still take now (a token bucket of time)
     refilled: float
+    # Requests and event streams under way per client address, in this worker.
+    requests: dict[str, int] = field(default_factory=dict)
+    open_streams: dict[str, int] = field(default_factory=dict)
+    # When each address refused lately may come back (the monotonic clock).
+    told: dict[str, float] = field(default_factory=dict)
 
 
 class Admission:
@@ -155,6 +192,12 @@ class Admission:
         expensive_share: float,
         queue_timeout_ms: int,
         retry_after: int,
+        hints: int = 1,
+        stream_opens: int = 4,
+        metered_queue: int = 2,
+        client_concurrency: int = 32,
+        client_streams: int = 64,
+        enforce_retry_after: bool = True,
     ) -> None:
         self.app = app
         self.share = expensive_share
@@ -163,6 +206,12 @@ class Admission:
         # of requests (reading bodies, sending answers) overlap with the threads' work.
         self.general = threads * 4
         self.expensive = expensive
+        self.hints = hints
+        self.stream_opens = stream_opens
+        self.metered_queue = metered_queue
+        self.client_concurrency = client_concurrency
+        self.client_streams = client_streams
+        self.enforce_retry_after = enforce_retry_after
         self.timeout = queue_timeout_ms / 1000
         self.retry_after = retry_after
         # One set of gates per event loop (one per worker; the test client may run several).
@@ -175,26 +224,54 @@ class Admission:
         gates = self._gates.get(loop)
         if gates is None:
             gates = _Gates(
-                Semaphore(self.general), Semaphore(self.expensive), self.most, monotonic()
+                Semaphore(self.general),
+                _Class(Semaphore(self.hints), self.metered_queue),
+                _Class(Semaphore(self.expensive), self.metered_queue),
+                _Class(Semaphore(self.stream_opens), self.metered_queue),
+                self.most,
+                monotonic(),
             )
             self._gates[loop] = gates
         return gates
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         path = str(scope.get("path", ""))
-        if scope["type"] != "http" or path.startswith(_FREE) or _STREAM.match(path):
+        if scope["type"] != "http" or path.startswith(_FREE):
             await self.app(scope, receive, send)
             return
         gates = self._gates_here()
-        expensive = _EXPENSIVE.match(path) is not None
-        # A share of 1.0 gives expensive pages all of the time there is: no budget to keep
-        # (a single render slower than the saved-up second would otherwise refuse the next).
-        budgeted = self.share < 1.0 and _REPLAY.match(path) is not None
-        if budgeted and not self._within_budget(gates):
-            # Over their share: refused at once, so that a flood costs next to no CPU.
-            await self._shed(scope, send)
+        client = scope.get("client")
+        address = str(client[0]) if client else "unknown"
+        scope["ph.address"] = address
+        stream = _STREAM.match(path) is not None
+        counts, cap = (
+            (gates.open_streams, self.client_streams)
+            if stream
+            else (gates.requests, self.client_concurrency)
+        )
+        held = counts.get(address, 0)
+        if held >= cap:
+            await self._too_many(scope, send, "event streams" if stream else "requests")
             return
-        gate = gates.expensive if expensive else gates.general
+        counts[address] = held + 1
+        try:
+            if stream:
+                await self._metered(gates, gates.streams, scope, receive, send, opening=True)
+            elif _HINT.match(path):
+                await self._metered(gates, gates.hints, scope, receive, send)
+            elif _EXPENSIVE.match(path):
+                await self._metered(gates, gates.expensive, scope, receive, send)
+            else:
+                await self._general(gates, scope, receive, send)
+        finally:
+            left = counts[address] - 1
+            if left:
+                counts[address] = left
+            else:
+                del counts[address]
+
+    async def _general(self, gates: _Gates, scope: Scope, receive: Receive, send: Send) -> None:
+        gate = gates.general
         acquired = False
         try:
             gate.acquire_nowait()  # the usual case, without a cancel scope (~35 µs)
@@ -206,11 +283,67 @@ class Admission:
         if not acquired:
             await self._shed(scope, send)
             return
-        started = monotonic()
         try:
             await self.app(scope, receive, send)
         finally:
             gate.release()
+
+    async def _metered(
+        self,
+        gates: _Gates,
+        metered: _Class,
+        scope: Scope,
+        receive: Receive,
+        send: Send,
+        opening: bool = False,
+    ) -> None:
+        # A share of 1.0 gives expensive pages all of the time there is: no budget to keep
+        # (a single render slower than the saved-up second would otherwise refuse the next).
+        budgeted = self.share < 1.0 and _REPLAY.match(str(scope.get("path", ""))) is not None
+        if budgeted and not self._within_budget(gates):
+            # Over their share: refused at once, so that a flood costs next to no CPU.
+            await self._shed(scope, send)
+            return
+        gate = metered.gate
+        try:
+            gate.acquire_nowait()
+        except WouldBlock:
+            if metered.waiting >= metered.queue:  # full: refused at once, never queued
+                await self._shed(scope, send)
+                return
+            acquired = False
+            metered.waiting += 1
+            try:
+                with move_on_after(self.timeout):
+                    await gate.acquire()
+                    acquired = True
+            finally:
+                metered.waiting -= 1
+            if not acquired:
+                await self._shed(scope, send)
+                return
+        released = False
+
+        def release() -> None:
+            nonlocal released
+            if not released:
+                released = True
+                gate.release()
+
+        send_on: Send = send
+        if opening:  # a stream gives its turn back once its headers are out
+
+            async def sending(message: Message) -> None:
+                if message["type"] == "http.response.start":
+                    release()
+                await send(message)
+
+            send_on = sending
+        started = monotonic()
+        try:
+            await self.app(scope, receive, send_on)
+        finally:
+            release()
             if budgeted:
                 gates.budget -= monotonic() - started
 
@@ -220,7 +353,26 @@ class Admission:
         gates.refilled = now
         return gates.budget > 0
 
+    async def _early_retry(self, scope: Scope, retry_after: int) -> None:
+        """Holds a refusal until the address's earlier Retry-After is over, then notes the new
+        one (no thread, no turn: the connection waits on the event loop)."""
+        if not self.enforce_retry_after:
+            return
+        gates = self._gates_here()
+        address = str(scope.get("ph.address", "unknown"))
+        now = monotonic()
+        until = gates.told.get(address, 0.0)
+        if now < until:
+            await sleep(min(until - now, retry_after))
+            now = monotonic()
+        told = gates.told
+        if len(told) >= _TOLD_MAX and address not in told:
+            for key in [k for k, t in told.items() if t <= now] or list(told)[: _TOLD_MAX // 2]:
+                del told[key]
+        told[address] = now + retry_after
+
     async def _shed(self, scope: Scope, send: Send) -> None:
+        await self._early_retry(scope, self.retry_after)
         scope["retry_after"] = self.retry_after
         SHED.inc()
         await send_error(
@@ -229,4 +381,16 @@ class Admission:
             503,
             "unavailable",
             "Patience Hall is very busy just now: try again in a few seconds.",
+        )
+
+    async def _too_many(self, scope: Scope, send: Send, what: str) -> None:
+        await self._early_retry(scope, 1)
+        scope["retry_after"] = 1
+        SHED.inc()
+        await send_error(
+            scope,
+            send,
+            429,
+            "rate_limited",
+            f"Too many {what} at once from this address: try again in a moment.",
         )

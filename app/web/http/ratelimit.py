@@ -105,6 +105,20 @@ class RateLimits:
         self.moves = _rule(
             "moves", settings.rate_limit_moves, "Too many moves at once; wait a moment."
         )
+        self.room_joins = _rule(
+            "room-joins",
+            settings.rate_limit_room_joins,
+            "Too many rooms joined or left; wait and try again.",
+        )
+        self.hints = _rule("hints", settings.rate_limit_hints, "Too many hints; wait a moment.")
+        self.analyses = _rule(
+            "analyses", settings.rate_limit_analyses, "Too many analyses; wait a moment."
+        )
+        self.costly_address = _rule(
+            "costly",
+            settings.rate_limit_costly_address,
+            "Too many hints, analyses and room changes from this address; wait a moment.",
+        )
         self.address = _rule(
             "address", settings.rate_limit_address, "Too many requests from this address."
         )
@@ -135,7 +149,7 @@ class RateLimits:
         self.storage.reset()
 
 
-def client_address(request: Request) -> str:
+def client_address(request: HTTPConnection) -> str:
     # uvicorn's --proxy-headers puts the client's address here from the trusted proxies'
     # X-Forwarded-For (FORWARDED_ALLOW_IPS); a direct client's own address otherwise.
     return request.client.host if request.client else "unknown"
@@ -144,6 +158,20 @@ def client_address(request: Request) -> str:
 def limits_of(request: HTTPConnection) -> RateLimits:
     limits: RateLimits = request.app.state.limits
     return limits
+
+
+def limit_costly(request: HTTPConnection, what: str, player: str | None) -> None:
+    """The per-player limit of a costly action (``room-joins``, ``hints`` or ``analyses``; a
+    viewer without a player counts by address alone), then the address's limit of all of them
+    together and its overall limit."""
+    limits = limits_of(request)
+    rule = {"room-joins": limits.room_joins, "hints": limits.hints, "analyses": limits.analyses}[
+        what
+    ]
+    address = client_address(request)
+    limits.hit(rule, player if player is not None else f"address:{address}")
+    limits.hit(limits.costly_address, address)
+    limits.hit(limits.address, address)
 
 
 def limit_player(request: Request, what: str, player: str) -> None:

@@ -13,6 +13,7 @@ from starlette.concurrency import run_in_threadpool
 
 from app.services.errors import DealInPlay
 from app.web.deps import BrowserPlayer, SolverDep, ViewerDep
+from app.web.http.ratelimit import limit_costly
 from app.web.pages.htmx import is_htmx, vary_on_htmx
 from app.web.pages.templating import render
 
@@ -25,6 +26,7 @@ async def analysis_page(
 ) -> Response:
     """The analysis of a finished game: a fragment for the finished board (loaded by HTMX
     once the board shows), or a page of its own without JavaScript."""
+    limit_costly(request, "analyses", viewer)
     found = await solver.analysis(game_id, viewer)
     context: dict[str, Any] = {"analysis": found, "game_id": game_id}
     slip = found.get("slip")

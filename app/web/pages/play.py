@@ -30,7 +30,7 @@ from app.services.errors import (
 from app.services.game_views import GameView, Played
 from app.services.games import Games
 from app.web.deps import AccountsDep, BrowserPlayer, GamesDep, SolverDep, ViewerDep
-from app.web.http.ratelimit import limit_player
+from app.web.http.ratelimit import limit_costly, limit_player
 from app.web.pages.board import GameHeader, pile_views, status_context
 from app.web.pages.htmx import is_htmx, vary_on_htmx
 from app.web.pages.templating import prefs_of, render
@@ -319,6 +319,7 @@ async def hint(
     request: Request, game_id: str, player: BrowserPlayer, games: GamesDep, solver: SolverDep
 ) -> Response:
     """The board's Hint button: the hint in words, in the announcement region."""
+    limit_costly(request, "hints", player)
     error = False
     header = None
     try:

@@ -6,24 +6,36 @@ The room page listens to ``/rooms/{code}/events?view=html``: the same events as 
 stream, each rendered as out-of-band fragments for this viewer, so the browser swaps only what
 changed: a progress event replaces one racer's row; a room or race event re-renders the live
 part of the room (members, buttons, race, standings) from the database.
+
+An event costs one room read and one render per *variant* in a process, not one per stream
+(:class:`LiveFragments`): what differs between viewers is a handful of flags (member or not,
+their own race game, may they watch, may they join or start), which key the rendered fragment,
+and their session's CSRF token, put into the shared fragment in place of a marker.
 """
 
 from __future__ import annotations
 
+import asyncio
 import json
+import weakref
 from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
 from typing import Annotated, Any
 
+from cachetools import LRUCache
 from fastapi import APIRouter, Form, Request
 from fastapi.responses import RedirectResponse, Response
+from markupsafe import Markup
 from starlette.concurrency import run_in_threadpool
 
 from app.engine import GAMES
+from app.metrics import LIVE_RENDERS, LIVE_ROOM_READS
 from app.services.errors import InvalidRequest, NotFound
 from app.services.feed import EventRow
 from app.services.game_views import GameView
 from app.services.rooms import Rooms, RoomView, normalize_code
 from app.web.deps import SESSION_PLAYER, BrowserPlayer, GamesDep, RoomsDep, ViewerDep
+from app.web.http.ratelimit import limit_costly
 from app.web.pages.board import GameHeader, pile_views, status_context
 from app.web.pages.templating import csrf_token, render, templates
 from app.web.state import services_of
@@ -79,26 +91,130 @@ def racer_row(rules_cards: int, data: dict[str, Any], may_watch: bool, code: str
     )
 
 
+# Where a viewer's CSRF token goes in a shared fragment: every text in a fragment is escaped,
+# so no name or title can contain it.
+CSRF_SLOT = "<csrf-token>"
+
+
+@dataclass
+class _LoopCache:
+    rooms: LRUCache[tuple[str, int], asyncio.Future[RoomView]]
+    html: LRUCache[tuple[Any, ...], str]
+
+
+class LiveFragments:
+    """The fragments of room and race events, shared by every html stream of a process.
+
+    Each event's room is read once (the first stream to need it reads it, the others await
+    that read) and each fragment rendered once per variant, however many streams show it.
+    Futures belong to an event loop: each loop (one per worker) has its own caches.
+    """
+
+    EVENTS = 256  # recent events kept; a stream far behind reads again (and is counted)
+
+    def __init__(self, rooms: Rooms) -> None:
+        self.rooms = rooms
+        self.reads = 0  # rooms read, and fragments rendered (the tests count them)
+        self.renders = 0
+        self._loops: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, _LoopCache] = (
+            weakref.WeakKeyDictionary()
+        )
+
+    def _here(self) -> _LoopCache:
+        loop = asyncio.get_running_loop()
+        cache = self._loops.get(loop)
+        if cache is None:
+            cache = _LoopCache(LRUCache(self.EVENTS), LRUCache(self.EVENTS * 8))
+            self._loops[loop] = cache
+        return cache
+
+    async def room_at(self, code: str, event_id: int) -> RoomView:
+        """The room as read for event ``event_id`` (once for every stream of this process)."""
+        cache = self._here()
+        key = (code, event_id)
+        pending = cache.rooms.get(key)
+        if pending is not None:
+            try:
+                return await asyncio.shield(pending)
+            except asyncio.CancelledError:
+                if not pending.cancelled():
+                    raise  # this stream was cancelled, not the read
+            except Exception:
+                pass
+            return await self._read(cache, key)
+        return await self._read(cache, key)
+
+    async def _read(self, cache: _LoopCache, key: tuple[str, int]) -> RoomView:
+        future: asyncio.Future[RoomView] = asyncio.get_running_loop().create_future()
+        cache.rooms[key] = future
+        self.reads += 1
+        LIVE_ROOM_READS.inc()
+        try:
+            room = await run_in_threadpool(self.rooms.get, key[0])
+        except BaseException as exc:
+            cache.rooms.pop(key, None)  # the next stream reads again
+            if isinstance(exc, asyncio.CancelledError):
+                future.cancel()
+            else:
+                future.set_exception(exc)
+                future.exception()  # retrieved: no "never retrieved" warning without waiters
+            raise
+        future.set_result(room)
+        return room
+
+    def fragment(self, key: tuple[Any, ...], make: Callable[[], str]) -> str:
+        cache = self._here()
+        html = cache.html.get(key)
+        if html is None:
+            self.renders += 1
+            LIVE_RENDERS.inc()
+            html = make()
+            cache.html[key] = html
+        return html
+
+
 def html_events(
     request: Request, rooms: Rooms, room: RoomView, on_board: bool = False
 ) -> HtmlRender:
     """Renders each event of the room for the viewer of this stream (their session); with
-    ``on_board``, for the race panel beside a racer's board."""
+    ``on_board``, for the race panel beside a racer's board. The room read and the rendering
+    are shared with the other streams of the process (:class:`LiveFragments`)."""
     viewer = request.session.get(SESSION_PLAYER)
     viewer = viewer if isinstance(viewer, str) else None
     state = {"may_watch": live_context(room, viewer)["may_watch"]}
     cards = GAMES[room.game].cards
     live = templates.env.get_template("components/room_live.html")
+    fragments: LiveFragments = request.app.state.live_fragments
+    csrf = csrf_token(request)  # made now, while the session can still be saved
+    code = room.code
 
     async def render_row(row: EventRow) -> str:
         if row.kind == "progress":
-            return racer_row(cards, json.loads(row.data), state["may_watch"], room.code)
-        now = await run_in_threadpool(rooms.get, room.code)
+            may_watch = state["may_watch"]
+            return fragments.fragment(
+                (code, row.id, "progress", may_watch),
+                lambda: racer_row(cards, json.loads(row.data), may_watch, code),
+            )
+        now = await fragments.room_at(code, row.id)
         context = live_context(now, viewer)
         state["may_watch"] = context["may_watch"]
         if on_board:  # beside the racer's own board: no link to it
             context["my_game"] = None
-        return str(live.render({**context, "oob": True, "csrf": csrf_token(request)}))
+        variant = (
+            code,
+            row.id,
+            "live",
+            context["member"],
+            context["my_game"],
+            context["may_watch"],
+            context["can_join"],
+            context["can_start"],
+        )
+        shared = fragments.fragment(
+            variant,
+            lambda: str(live.render({**context, "oob": True, "csrf": Markup(CSRF_SLOT)})),
+        )
+        return shared.replace(CSRF_SLOT, str(Markup.escape(csrf)))
 
     return render_row
 
@@ -132,12 +248,14 @@ def room_page(request: Request, code: str, viewer: ViewerDep, rooms: RoomsDep) -
 
 
 @router.post("/rooms/{code}/join")
-def join_room(code: str, player: BrowserPlayer, rooms: RoomsDep) -> Response:
+def join_room(request: Request, code: str, player: BrowserPlayer, rooms: RoomsDep) -> Response:
+    limit_costly(request, "room-joins", player)
     return RedirectResponse(rooms.join(code, player).url, status_code=303)
 
 
 @router.post("/rooms/{code}/leave")
-def leave_room(code: str, player: BrowserPlayer, rooms: RoomsDep) -> Response:
+def leave_room(request: Request, code: str, player: BrowserPlayer, rooms: RoomsDep) -> Response:
+    limit_costly(request, "room-joins", player)
     rooms.leave(code, player)
     return RedirectResponse("/", status_code=303)
 

@@ -1,0 +1,156 @@
+"""Html event streams cost one room read and one render per event and viewer variant in a
+process, not one per stream (app/web/pages/rooms.py, LiveFragments), and each viewer still
+gets their own fragment: their buttons, their race game, their CSRF token.
+
+The streams' renderers are driven directly on one event loop, the way the event-stream route
+uses them, with the rooms service's reads counted."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from typing import Any
+
+import pytest
+from fastapi import FastAPI
+from fastapi.testclient import TestClient
+from starlette.requests import Request
+
+from app.services.feed import EventRow
+from app.web.deps import SESSION_PLAYER
+from app.web.http.csrf import session_token
+from app.web.pages.rooms import LiveFragments, html_events, live_context
+from app.web.pages.templating import templates
+
+STREAMS = 30
+
+
+def _player(c: TestClient) -> tuple[str, dict[str, str]]:
+    created = c.post("/api/players", json={})
+    assert created.status_code == 201, created.text
+    body = created.json()
+    return body["id"], {"Authorization": f"Bearer {body['token']}"}
+
+
+def _request(app: FastAPI, player: str | None) -> Request:
+    session: dict[str, Any] = {} if player is None else {SESSION_PLAYER: player}
+    return Request({"type": "http", "app": app, "session": session, "headers": []})
+
+
+@pytest.fixture()
+def room(app: FastAPI) -> dict[str, Any]:
+    with TestClient(app) as c:
+        owner, owner_auth = _player(c)
+        guest, guest_auth = _player(c)
+        code = c.post("/api/rooms", json={"game": "corners"}, headers=owner_auth).json()["code"]
+        assert c.post(f"/api/rooms/{code}/join", headers=guest_auth).status_code == 200
+    return {"code": code, "owner": owner, "guest": guest}
+
+
+def _counted(app: FastAPI, monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    rooms = app.state.services.rooms
+    reads: list[str] = []
+    get = rooms.get
+
+    def counted(code: str) -> Any:
+        reads.append(code)
+        return get(code)
+
+    monkeypatch.setattr(rooms, "get", counted)
+    return reads
+
+
+def test_many_html_streams_of_a_room_cost_one_read_and_one_render_per_variant(
+    app: FastAPI, room: dict[str, Any], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    rooms = app.state.services.rooms
+    code = room["code"]
+    opened = rooms.get(code)
+    # The streams of the room: its two members and many spectators (no player, or players who
+    # are not members), each with a session of its own.
+    viewers: list[str | None] = [room["owner"], room["guest"]]
+    viewers += [None] * (STREAMS // 2) + [f"outsider{i:02}" for i in range(STREAMS // 2 - 2)]
+    requests = [_request(app, v) for v in viewers]
+    renderers = [html_events(r, rooms, opened) for r in requests]
+    fragments: LiveFragments = app.state.live_fragments
+    reads = _counted(app, monkeypatch)
+    renders_before = fragments.renders
+    event = rooms.events_after(code, 0)[-1]  # the guest's joining
+    assert event.kind == "room"
+
+    async def everyone(row: EventRow) -> list[str]:
+        return await asyncio.gather(*(render(row) for render in renderers))
+
+    htmls = asyncio.run(everyone(event))
+    assert reads == [code]  # one room read for all the streams
+    assert fragments.renders - renders_before == 2  # members and spectators: two variants
+
+    live = templates.env.get_template("components/room_live.html")
+    now = rooms.get(code)
+    for viewer, request, html in zip(viewers, requests, htmls, strict=True):
+        token = session_token(request.session)
+        # Exactly what rendering for this viewer alone gives.
+        alone = live.render({**live_context(now, viewer), "oob": True, "csrf": token})
+        assert html == alone
+        assert f'value="{token}"' in html and "csrf-token>" not in html
+        member = viewer in (room["owner"], room["guest"])
+        assert ("Leave the room" in html) is member
+        assert ("Join this room" in html) is not member
+
+    # A second event: one more read, whichever streams come to it first.
+    reads.clear()
+    later = EventRow(id=event.id + 1_000_000, room=code, kind="room", data="{}")
+    asyncio.run(everyone(later))
+    assert reads == [code]
+
+
+def test_a_progress_event_is_rendered_once_for_every_stream(
+    app: FastAPI, room: dict[str, Any], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    rooms = app.state.services.rooms
+    opened = rooms.get(room["code"])
+    renderers = [html_events(_request(app, None), rooms, opened) for _ in range(STREAMS)]
+    fragments: LiveFragments = app.state.live_fragments
+    reads = _counted(app, monkeypatch)
+    before = fragments.renders
+    progress = {"player": "racer", "game": "g1", "moves": 3, "foundation_cards": 2}
+    row = EventRow(
+        id=2_000_000_000,
+        room=room["code"],
+        kind="progress",
+        data=json.dumps({**progress, "status": "playing"}),
+    )
+
+    async def everyone() -> list[str]:
+        return await asyncio.gather(*(render(row) for render in renderers))
+
+    htmls = asyncio.run(everyone())
+    assert fragments.renders - before == 1 and reads == []  # no read for progress at all
+    assert len(set(htmls)) == 1 and "racer" in htmls[0]
+
+
+def test_a_failed_room_read_is_not_kept(
+    app: FastAPI, room: dict[str, Any], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A read that fails (the database away) fails the streams waiting for it, and the next
+    stream to need that event reads again rather than getting the failure from the cache."""
+    rooms = app.state.services.rooms
+    fragments: LiveFragments = app.state.live_fragments
+    get = rooms.get
+    calls: list[str] = []
+
+    def failing(code: str) -> Any:
+        calls.append(code)
+        if len(calls) == 1:
+            raise RuntimeError("database away")
+        return get(code)
+
+    monkeypatch.setattr(rooms, "get", failing)
+
+    async def twice() -> Any:  # on one event loop: one cache
+        with pytest.raises(RuntimeError):
+            await fragments.room_at(room["code"], 1_500_000_000)
+        return await fragments.room_at(room["code"], 1_500_000_000)
+
+    assert asyncio.run(twice()).code == room["code"]
+    assert len(calls) == 2
