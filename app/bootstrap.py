@@ -25,6 +25,7 @@ from app.db.game_rows import MoveStore
 from app.db.session import Limits, make_engine, make_sessionmaker
 from app.services.accounts import Accounts
 from app.services.availability import Health
+from app.services.challenge import Challenges
 from app.services.deals import Deals
 from app.services.feed import RoomFeed
 from app.services.games import Games
@@ -62,6 +63,7 @@ class Services:
     leaderboards: Leaderboards
     history: History
     health: Health
+    challenges: Challenges
     jobs: procrastinate.App | None = None
 
     def close(self) -> None:
@@ -162,6 +164,7 @@ def build(
         ),
         history=History(sessions),
         health=Health(sessions),
+        challenges=Challenges(sessions, games, key),
         jobs=jobs,
     )
 

@@ -133,6 +133,9 @@ class Game(Base):
     # A plain integer (no foreign key): SQLite could not drop the column again (0009).
     race_id: Mapped[int | None] = mapped_column(Integer)
     not_before: Mapped[datetime | None] = mapped_column(UTCDateTime())
+    # A game of a competition on a deal of the player's own (contract v3, Competition):
+    # "challenge" (the daily challenge) or "event"; None for every other game.
+    competition: Mapped[str | None] = mapped_column(String(10))
 
 
 class MoveRecord(Base):
@@ -250,6 +253,8 @@ class DealVerdict(Base):
     positions: Mapped[int] = mapped_column(Integer, default=0)
     certified: Mapped[bool] = mapped_column(Boolean, default=False)
     created_at: Mapped[datetime] = mapped_column(UTCDateTime())
+    # Par: the length of the shortest winning line the solver knows (winnable deals only).
+    par: Mapped[int | None] = mapped_column(Integer)
 
     __table_args__ = (Index("ix_deal_verdict_pool", "game", "certified"),)
 
@@ -346,3 +351,30 @@ class AppMeta(Base):
     name: Mapped[str] = mapped_column(String(64), primary_key=True)
     value: Mapped[str] = mapped_column(Text)
     created_at: Mapped[datetime] = mapped_column(UTCDateTime())
+
+
+class CompetitionDeal(Base):
+    """A certified deal dealt to one player in a competition (app/services/pool.py): it is
+    never dealt to anyone else in a competition, and it is sealed until ``sealed_until``."""
+
+    __tablename__ = "competition_deal"
+
+    game: Mapped[str] = mapped_column(String(32), primary_key=True)
+    deal: Mapped[int] = mapped_column(BigInteger, primary_key=True)
+    kind: Mapped[str] = mapped_column(String(10))  # "challenge" or "event"
+    player_id: Mapped[str] = mapped_column(ForeignKey("player.id"))
+    sealed_until: Mapped[datetime] = mapped_column(UTCDateTime())
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime())
+
+
+class Challenge(Base):
+    """A player's daily challenge game of one game and UTC day (one at most: the key)."""
+
+    __tablename__ = "challenge"
+    __table_args__ = (Index("ix_challenge_player", "player_id", "game", "day"),)
+
+    game: Mapped[str] = mapped_column(String(32), primary_key=True)
+    day: Mapped[date] = mapped_column(Date, primary_key=True)
+    player_id: Mapped[str] = mapped_column(ForeignKey("player.id"), primary_key=True)
+    game_id: Mapped[str] = mapped_column(ForeignKey("game.id"), unique=True)
+    par: Mapped[int] = mapped_column(Integer)

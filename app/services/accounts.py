@@ -19,6 +19,7 @@ from sqlalchemy import select, update
 from sqlalchemy.orm import Session, sessionmaker
 
 from app.db.models import (
+    CompetitionDeal,
     DailyStats,
     Event,
     Game,
@@ -37,11 +38,11 @@ from app.services.seal import shown_number
 EXPORT_FORMAT = 1
 
 
-def exported_deal(game: Game, race_finished: bool | None) -> int | None:
+def exported_deal(game: Game, race_finished: bool | None, own_sealed: bool = False) -> int | None:
     """The deal number an export may show for one of the player's games: the seal's own rule
-    (app/services/seal.py: a rated game in play, and a game of a race still on, hide their
-    number from everyone, owner included)."""
-    race_on = game.race_id is not None and not race_finished
+    (app/services/seal.py: a rated game in play, a game of a race still on, and a game of a
+    sealed deal of one's own hide their number from everyone, owner included)."""
+    race_on = (game.race_id is not None and not race_finished) or own_sealed
     return shown_number(game.deal, rated=game.rated, status=game.status, race_on=race_on)
 
 
@@ -63,6 +64,14 @@ def export(db: Session, player_id: str) -> dict[str, Any]:
     ids = [g.id for g in games]
     race_ids = {g.race_id for g in games if g.race_id is not None}
     races = {r.id: r for r in db.scalars(select(Race).where(Race.id.in_(race_ids)))}
+    own_sealed = {
+        (slug, deal)
+        for slug, deal in db.execute(
+            select(CompetitionDeal.game, CompetitionDeal.deal).where(
+                CompetitionDeal.player_id == player_id, CompetitionDeal.sealed_until > now()
+            )
+        )
+    }
     logs: dict[str, list[dict[str, Any]]] = {i: [] for i in ids}
     for move in db.scalars(
         select(MoveRecord).where(MoveRecord.game_id.in_(ids)).order_by(MoveRecord.seq)
@@ -85,7 +94,7 @@ def export(db: Session, player_id: str) -> dict[str, Any]:
             {
                 "id": g.id,
                 "game": g.game,
-                "deal": exported_deal(g, finished_race),
+                "deal": exported_deal(g, finished_race, (g.game, g.deal) in own_sealed),
                 "rules": g.rules,
                 "rated": g.rated,
                 "status": g.status,

@@ -71,6 +71,7 @@ from app.services.errors import (
     InvalidRequest,
     NotFound,
     NothingToFinish,
+    NotInChallenge,
     RaceInPlay,
     RaceNotStarted,
     SameDealInPlay,
@@ -80,7 +81,7 @@ from app.services.errors import (
     UndoUnavailable,
 )
 from app.services.players import new_id, now
-from app.services.seal import Seal, Sealer, SealKind, race_running
+from app.services.seal import Seal, Sealer, SealKind, opened_to_all, race_running
 from app.services.verdicts import deal_solution, deal_winnable
 
 MAX_IDEMPOTENCY_KEY = 100
@@ -143,10 +144,13 @@ class GameView:
         """The deal number is secret (seal.number_hidden): a rated or race game in play, or a
         finished one whose competition is still open."""
         g = self.record
-        in_play = not self.finished and (g.rated or g.race_id is not None)
+        in_play = not self.finished and (
+            g.rated or g.race_id is not None or g.competition is not None
+        )
         # A casual game's number is the one its player chose: no secret to them.
-        racing = g.race_id is not None and self.seal is not None and self.seal.hides_number
-        return in_play or racing
+        competing = g.race_id is not None or g.competition is not None
+        sealed = competing and self.seal is not None and self.seal.hides_number
+        return in_play or sealed
 
     @property
     def deal_number(self) -> int | None:
@@ -257,10 +261,12 @@ class Games:
     answer_json: Callable[[GameView], str] = field(default=_no_answers)
     # The UTC date, for the deal of the day's seal (tests set another).
     today: Callable[[], date] = field(default=daily.today)
+    # The time, for the seals of deals of one's own and the daily challenge (tests set another).
+    clock: Callable[[], datetime] = field(default=now)
     sealer: Sealer = field(init=False)
 
     def __post_init__(self) -> None:
-        self.sealer = Sealer(self.deal_key, lambda: self.today())
+        self.sealer = Sealer(self.deal_key, lambda: self.today(), lambda: self.clock())
 
     # -- starting and reading ------------------------------------------------------------
 
@@ -297,25 +303,55 @@ class Games:
                 )
                 if in_play is not None:
                     raise DealInPlay(in_play)
-            legal = rules.legal_moves(state)
-            record = GameRow.dealt(
-                new_id(),
-                player_id,
-                slug,
-                number,
-                dumps(state),
-                _status(rules, state, legal, False),
-                stamp,
-                rules=RULES_VERSION,
-                rated=rated,
-            )
-            db.execute(insert(GAME).values(**vars(record)))
-            if rated:  # it counts as played from now on: the player has seen the layout
-                stats.count_dealt(db.connection(), record, stamp)
-            return GameView(
-                record, name, rules, state, legal, max_moves=self.max_moves,
-                idle_cap_ms=self.idle_cap_ms,
-            )  # fmt: skip
+                self.sealer.refuse_start(db, slug, number)
+            return self._deal(db, player_id, name, rules, number, state, stamp, rated=rated)
+
+    def deal_own(self, db: Session, player_id: str, slug: str, number: int, kind: str) -> GameView:
+        """A game of a deal of the player's own in a competition (``kind``: "challenge" or
+        "event"), inside the caller's transaction (which claimed the deal: app/services/pool.py).
+        Casual for win rates; no hints, no undo."""
+        rules = get_ruleset(slug)
+        name = db.scalar(select(Player.name).where(Player.id == player_id))
+        if name is None:
+            raise NotFound("No such player.")
+        state = rules.deal(number, self.deal_key)
+        return self._deal(
+            db, player_id, name, rules, number, state, now(), rated=False, competition=kind
+        )
+
+    def _deal(
+        self,
+        db: Session,
+        player_id: str,
+        name: str,
+        rules: Ruleset,
+        number: int,
+        state: State,
+        stamp: datetime,
+        *,
+        rated: bool,
+        competition: str | None = None,
+    ) -> GameView:
+        legal = rules.legal_moves(state)
+        record = GameRow.dealt(
+            new_id(),
+            player_id,
+            rules.slug,
+            number,
+            dumps(state),
+            _status(rules, state, legal, False),
+            stamp,
+            rules=RULES_VERSION,
+            rated=rated,
+            competition=competition,
+        )
+        db.execute(insert(GAME).values(**vars(record)))
+        if rated:  # it counts as played from now on: the player has seen the layout
+            stats.count_dealt(db.connection(), record, stamp)
+        return GameView(
+            record, name, rules, state, legal, max_moves=self.max_moves,
+            idle_cap_ms=self.idle_cap_ms,
+        )  # fmt: skip
 
     def _end_stuck(self, player_id: str) -> None:
         """A game left with no legal move, only an undo, ends (as lost) when its player starts
@@ -343,7 +379,11 @@ class Games:
                 raise RaceInPlay()
             related = same_deal.relation(db, viewer, record.game, record.deal)
             same_deal.check_may_see(record.player_id, viewer, related)
-            everything = same_deal.sees_everything(record.player_id, viewer, related)
+            everything = same_deal.sees_everything(record.player_id, viewer, related) or (
+                opened_to_all(record.competition)
+                and record.status != Status.PLAYING
+                and self.sealer.of(db, record.game, record.deal) is None
+            )
             return self._view(db, record, name, masked=not everything)
 
     # -- changing ------------------------------------------------------------------------
@@ -447,6 +487,8 @@ class Games:
             raise DealSealed(
                 "This deal is sealed while its race is on: play it again once the race is over."
             )
+        if view.record.competition is not None and view.number_hidden:
+            raise NotInChallenge("restart")  # one game a day, or the event's next deal
         if not view.finished:
             with suppress(GameOver):  # it ended meanwhile (another tab): nothing to resign
                 self.resign(game_id, player_id)
@@ -558,6 +600,8 @@ class Games:
             self._check_version(record, version)
             if record.status != Status.PLAYING:
                 raise UndoUnavailable("The game is over: there is nothing left to undo.")
+            if record.competition is not None:
+                raise NotInChallenge("undo")
             rules = get_ruleset(record.game)
             active = self._active_entries(tx.db, game_id)
             if not active:
@@ -723,7 +767,9 @@ class Games:
         if sealed is not None:
             until = None if sealed.until is None else sealed.until.isoformat()
             raise DealSealed(sealed.message, until)
-        if not same_deal.sees_everything(record.player_id, viewer, related):
+        if not same_deal.sees_everything(record.player_id, viewer, related) and not opened_to_all(
+            record.competition
+        ):
             raise DealNotFinished()
         return record, name
 

@@ -26,9 +26,9 @@ from app.db.models import ALL_GAMES, DailyStats, Game, GameDailyStats, Player, P
 from app.engine import GAMES, Status
 from app.services import same_deal
 from app.services.errors import InvalidRequest, NotFound
-from app.services.players import find_by_name
+from app.services.players import find_by_name, now
 from app.services.same_deal import Relation
-from app.services.seal import RACE_RUNNING, shown_number
+from app.services.seal import number_secret, opened_to_all, shown_number
 from app.services.stats import wilson_lower_bound
 
 BOARD_SIZE = 100
@@ -301,7 +301,7 @@ def player_record(
             .group_by(Game.game)
         ).all()
         found = db.execute(
-            select(Game, RACE_RUNNING.label("race_on"))
+            select(Game, number_secret(now()).label("race_on"))
             .where(Game.player_id == player.id, or_(Game.rated, Game.first_move_at.is_not(None)))
             .order_by(Game.created_at.desc(), Game.id)
             .limit(RECENT_GAMES)
@@ -346,7 +346,8 @@ def _link(game: Game, related: Relation | None, *, own: bool, racing: bool) -> s
     board."""
     if racing:
         return f"/games/{game.id}" if own else None
-    if own or related is Relation.FINISHED:
+    opened = opened_to_all(game.competition) and game.status != Status.PLAYING
+    if own or related is Relation.FINISHED or opened:
         return f"/games/{game.id}/replay" if game.status != Status.PLAYING else f"/games/{game.id}"
     if related is Relation.IN_PLAY:
         return None

@@ -15,6 +15,7 @@ from starlette.concurrency import run_in_threadpool
 from app.config import Settings
 from app.services.accounts import Accounts
 from app.services.availability import Health
+from app.services.challenge import Challenges
 from app.services.deals import Deals
 from app.services.errors import Unauthenticated
 from app.services.feed import RoomFeed
@@ -72,6 +73,7 @@ ProgressDep = Annotated[Progress, _service("progress")]
 LeaderboardsDep = Annotated[Leaderboards, _service("leaderboards")]
 HistoryDep = Annotated[History, _service("history")]
 HealthDep = Annotated[Health, _service("health")]
+ChallengesDep = Annotated[Challenges, _service("challenges")]
 
 
 def sign_session_in(request: Request, player_id: str, version: int) -> None:

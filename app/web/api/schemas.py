@@ -23,6 +23,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from pydantic_core import to_json
 
 from app.engine import GAMES
+from app.services.challenge import ChallengeStatus, Standings
 from app.services.deals import DealSummary, FinishedGame
 from app.services.games import GameView
 from app.services.leaderboard import Board, PlayerRecord
@@ -79,7 +80,8 @@ _WHY = {
     404: "Nothing by that id or name (`not_found`).",
     409: "A conflict with the game or room as it is now (`stale_version`, `game_over`, "
     "`undo_unavailable`, `race_not_started`, `deal_in_play`, `no_certified_deals`, "
-    "`game_in_play`, `room_full`, `room_closed`, `too_many_rooms`, `race_running`).",
+    "`game_in_play`, `room_full`, `room_closed`, `too_many_rooms`, `race_running`, "
+    "`already_played`, `not_in_challenge`).",
     413: "The request body is too large (`payload_too_large`).",
     422: "A malformed request (`invalid_request`), an illegal move (`illegal_move`) or a reused "
     "Idempotency-Key (`idempotency_key_reused`).",
@@ -300,9 +302,75 @@ class ReplayAnswer(Answer):
     game: GameState = Field(description="The game after `step` moves, every card shown.")
 
 
+class ChallengeOut(Answer):
+    date: str = Field(description="The UTC date of the challenge, ISO 8601.")
+    starts_at: str = Field(description="ISO 8601: the UTC day's start.")
+    ends_at: str = Field(description="ISO 8601: the UTC day's end (the seal lifts then).")
+    your_game: str | None = Field(description="The caller's challenge game today, if started.")
+    streak: int = Field(description="Consecutive UTC days with a win of this challenge.")
+
+
 class DailyAnswer(Answer):
     date: str = Field(description="The UTC date, ISO 8601.")
     deals: dict[GameSlug, int] = Field(description="Today's deal number of each game.")
+    challenge: dict[GameSlug, ChallengeOut] = Field(
+        description="Each game's daily challenge for the caller (a deal of their own)."
+    )
+
+
+class StandingOut(Answer):
+    rank: int | None = Field(description="Wins only, by moves over par then active time.")
+    player: str
+    status: Literal["playing", "won", "lost"]
+    moves: int
+    par: int
+    over_par: int | None = Field(description="Moves over par, for a win.")
+    active_ms: int
+    game: str | None = Field(
+        description="The game's id: once the day is over, for the day's best games (replays)."
+    )
+
+
+class ChallengeStandingsAnswer(Answer):
+    game: GameSlug
+    date: str
+    ends_at: str
+    final: bool = Field(description="The day is over: the standings are final.")
+    standings: list[StandingOut]
+
+
+def challenge_out(status: ChallengeStatus) -> dict[str, Any]:
+    return {
+        "date": status.day.isoformat(),
+        "starts_at": status.starts_at.isoformat(),
+        "ends_at": status.ends_at.isoformat(),
+        "your_game": status.your_game,
+        "streak": status.streak,
+    }
+
+
+def challenge_standings(standings: Standings) -> ChallengeStandingsAnswer:
+    return ChallengeStandingsAnswer.model_validate(
+        {
+            "game": standings.game,
+            "date": standings.day.isoformat(),
+            "ends_at": standings.ends_at.isoformat(),
+            "final": standings.closed,
+            "standings": [
+                {
+                    "rank": r.rank,
+                    "player": r.player,
+                    "status": r.status,
+                    "moves": r.moves,
+                    "par": r.par,
+                    "over_par": r.over_par,
+                    "active_ms": r.active_ms,
+                    "game": r.game_id,
+                }
+                for r in standings.rows
+            ],
+        }
+    )
 
 
 # -- leaderboards and player records --------------------------------------------------------
@@ -442,7 +510,9 @@ class FinishedGameOut(Answer):
 
 
 class Sealed(Answer):
-    kind: Literal["rated", "race", "daily"] = Field(description="What keeps the deal sealed.")
+    kind: Literal["rated", "race", "daily", "challenge", "event"] = Field(
+        description="What keeps the deal sealed."
+    )
     opens_at: str | None = Field(description="ISO 8601 when known; null: when it ends.")
     message: str
 

@@ -19,12 +19,13 @@ from app.web.api.schemas import (
     PlayerAnswer,
     ReplayAnswer,
     answer,
+    challenge_out,
     errors_of,
     game_state_data,
     leaderboard,
     player_answer,
 )
-from app.web.deps import ApiViewer, GamesDep, LeaderboardsDep, SettingsDep
+from app.web.deps import ApiViewer, ChallengesDep, GamesDep, LeaderboardsDep, SettingsDep
 
 router = APIRouter()
 
@@ -104,9 +105,17 @@ def _replay_answer(replay: ReplayView) -> JSONBytes:
     return answer(ReplayAnswer.model_validate(data), exclude_unset=True)
 
 
-@router.get("/api/daily", tags=["api"], response_model=DailyAnswer, responses=errors_of())
-def daily_json(settings: SettingsDep) -> JSONBytes:
-    """Today's deal of each game (UTC): casual games, ranked by fewest moves on the deal page."""
+@router.get("/api/daily", tags=["api"], response_model=DailyAnswer, responses=errors_of(401))
+def daily_json(settings: SettingsDep, viewer: ApiViewer, challenges: ChallengesDep) -> JSONBytes:
+    """Today's deal of each game (UTC): casual games, ranked by fewest moves on the deal page;
+    and each game's daily challenge for the caller (send your bearer token for your game and
+    streak)."""
     day = daily.today()
     deals = daily.daily_deals(day, settings.deal_key_bytes)
-    return answer(DailyAnswer.model_validate({"date": day.isoformat(), "deals": deals}))
+    mine = challenges.status(viewer)
+    data = {
+        "date": day.isoformat(),
+        "deals": deals,
+        "challenge": {slug: challenge_out(status) for slug, status in mine.items()},
+    }
+    return answer(DailyAnswer.model_validate(data))
