@@ -21,6 +21,7 @@ from app.engine import GAMES, Status, UnknownGame, get_ruleset
 from app.services import pool
 from app.services.errors import AlreadyPlayed, InvalidRequest
 from app.services.games import Games, GameView
+from app.services.players import find_by_name
 from app.services.seal import end_of_day
 
 CALENDAR_DAYS = 30  # past days the calendar lists
@@ -178,6 +179,13 @@ class Challenges:
             )
             streaks = self._streaks(db, player_id, day)
         return {slug: ChallengeStatus(day, mine.get(slug), streaks.get(slug, 0)) for slug in GAMES}
+
+    def streaks_by_name(self, name: str) -> dict[str, int]:
+        """The challenge streaks of the player called ``name`` (none: no such player)."""
+        with self.sessions() as db:
+            player = find_by_name(db, name)
+            found = {} if player is None else self._streaks(db, player.id, self.today())
+        return {slug: n for slug, n in found.items() if n}
 
     def streaks(self, player_id: str) -> dict[str, int]:
         """The player's challenge streak of each game (0 where none)."""

@@ -16,7 +16,7 @@ from app.services import pool
 from app.services.challenge import rank_key, streak_of
 from app.services.seal import end_of_day
 from tests.web.competition_support import GAME, clock_at, ensure_fresh, future_day, win
-from tests.web.support import error_code, new_player, start_as, stored_deal
+from tests.web.support import error_code, new_player, post, start_as, stored_deal
 
 
 def start_challenge(api: TestClient, who: dict[str, str]) -> dict:
@@ -46,9 +46,7 @@ def test_one_clean_challenge_game_a_day(
         mine = daily["challenge"][GAME]
         assert mine["your_game"] == game["id"] and mine["streak"] == 0
         assert mine["date"] == daily["date"] or mine["date"]  # UTC date of the games' clock
-        assert mine["ends_at"] == end_of_day(
-            app.state.services.challenges.today()
-        ).isoformat()
+        assert mine["ends_at"] == end_of_day(app.state.services.challenges.today()).isoformat()
         anonymous = api.get("/api/daily", headers={"Authorization": ""})
         assert anonymous.status_code in (200, 401)
 
@@ -85,9 +83,7 @@ def test_each_player_gets_a_deal_of_their_own_sealed_until_the_day_ends(
                 ).all()
             )
             par = db.scalar(
-                select(DealVerdict.par).where(
-                    DealVerdict.game == GAME, DealVerdict.deal == number
-                )
+                select(DealVerdict.par).where(DealVerdict.game == GAME, DealVerdict.deal == number)
             )
         assert claims[number] == mine["player"]["id"] and claims[other] == theirs["player"]["id"]
         # The scout knows the number (suppose it guessed): it cannot deal the cards to itself.
@@ -167,7 +163,32 @@ def test_streaks_count_utc_days_won_across_day_boundaries_and_time_zones(
         name = lost["player"]["name"]
         clock.day(first + timedelta(days=1), 12)
         page = api.get(f"/players/{name}")
-        assert page.status_code == 200 and "challenge-streak" in page.text
+        assert page.status_code == 200
+        assert "Corners</a>: a streak of 2 days won" in page.text
+
+
+def test_the_challenge_page_plays_and_shows_standings_and_streak(
+    app: FastAPI, client: TestClient, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    ensure_fresh(app, 2)
+    day = future_day(20)
+    with clock_at(app, monkeypatch, app.state.services.games.clock()) as clock:
+        clock.day(day, 8)
+        page = client.get(f"/daily/{GAME}/challenge")
+        assert page.status_code == 200 and "Play today's challenge" in page.text
+        assert 'data-countdown="' + end_of_day(day).isoformat() + '"' in page.text
+        started = post(client, f"/daily/{GAME}/challenge", {}, htmx=False)
+        assert started.status_code == 303
+        game_id = started.headers["location"].rsplit("/", 1)[1]
+        again = post(client, f"/daily/{GAME}/challenge", {}, htmx=False)
+        assert again.headers["location"] == f"/games/{game_id}"  # back to the one game
+        board = client.get(f"/games/{game_id}")
+        assert board.status_code == 200
+        page = client.get(f"/daily/{GAME}/challenge")
+        assert f'href="/games/{game_id}"' in page.text and 'id="standings"' in page.text
+        assert f"/games/{game_id}/replay" not in page.text  # replays open after the day
+        assert client.get(f"/daily/{GAME}/challenge?date=someday").status_code == 422
+        assert client.get("/daily/no-such-game/challenge").status_code == 404
 
 
 def player_id(app: FastAPI, game: dict) -> str:
