@@ -33,6 +33,7 @@ from app.services.history import History
 from app.services.leaderboard import Leaderboards
 from app.services.players import Players
 from app.services.progress import Progress
+from app.services.race_queue import RaceQueue
 from app.services.rooms import Limits as RoomLimits
 from app.services.rooms import Rooms
 from app.services.solver import Solver, SolverPool
@@ -64,6 +65,7 @@ class Services:
     history: History
     health: Health
     challenges: Challenges
+    race_queue: RaceQueue
     jobs: procrastinate.App | None = None
 
     def close(self) -> None:
@@ -165,6 +167,7 @@ def build(
         history=History(sessions),
         health=Health(sessions),
         challenges=Challenges(sessions, games, key),
+        race_queue=RaceQueue(sessions, rooms, settings.race_queue_wait_s),
         jobs=jobs,
     )
 

@@ -296,6 +296,8 @@ class Room(Base):
     created_by: Mapped[str] = mapped_column(ForeignKey("player.id"))
     status: Mapped[str] = mapped_column(String(8))  # "open", "racing" or "closed"
     created_at: Mapped[datetime] = mapped_column(UTCDateTime())
+    # A room the server formed from the race queue for one rated race (not a private room).
+    rated: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
     # The last join, leave, start or race end: an open room idle for long closes.
     active_at: Mapped[datetime] = mapped_column(UTCDateTime())
 
@@ -327,6 +329,8 @@ class Race(Base):
     starts_at: Mapped[datetime] = mapped_column(UTCDateTime())
     status: Mapped[str] = mapped_column(String(10))  # "running" or "finished"
     finished_at: Mapped[datetime | None] = mapped_column(UTCDateTime())
+    # Rated: formed by the server from the queue; its end changes the racers' race ratings.
+    rated: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
 
 
 class Event(Base):
@@ -378,3 +382,53 @@ class Challenge(Base):
     player_id: Mapped[str] = mapped_column(ForeignKey("player.id"), primary_key=True)
     game_id: Mapped[str] = mapped_column(ForeignKey("game.id"), unique=True)
     par: Mapped[int] = mapped_column(Integer)
+
+
+class QueuedRacer(Base):
+    """A player waiting in the rated race queue of one game (app/services/race_queue.py),
+    with what the pairing rules compare: the address and the browser session they queued
+    from. Removed when a race is formed for them or they leave."""
+
+    __tablename__ = "race_queue"
+    __table_args__ = (Index("ix_race_queue_game", "game", "joined_at"),)
+
+    player_id: Mapped[str] = mapped_column(ForeignKey("player.id"), primary_key=True)
+    game: Mapped[str] = mapped_column(String(32))
+    address: Mapped[str] = mapped_column(String(64))
+    session_key: Mapped[str] = mapped_column(String(64))
+    joined_at: Mapped[datetime] = mapped_column(UTCDateTime())
+    # The room of the race formed for the player, until they leave the queue's answer.
+    room_code: Mapped[str | None] = mapped_column(String(6))
+
+
+class RaceRating(Base):
+    """A player's race rating of one game (Plackett-Luce, openskill): shown as mu - 3 sigma."""
+
+    __tablename__ = "race_rating"
+    __table_args__ = (Index("ix_race_rating_board", "game", "rating"),)
+
+    player_id: Mapped[str] = mapped_column(ForeignKey("player.id"), primary_key=True)
+    game: Mapped[str] = mapped_column(String(32), primary_key=True)
+    mu: Mapped[float] = mapped_column(Float)
+    sigma: Mapped[float] = mapped_column(Float)
+    rating: Mapped[float] = mapped_column(Float)
+    races: Mapped[int] = mapped_column(Integer, default=0)
+    updated_at: Mapped[datetime] = mapped_column(UTCDateTime())
+
+
+class RatingChange(Base):
+    """One racer's rating change by one rated race: every change is traceable to its race."""
+
+    __tablename__ = "rating_change"
+    __table_args__ = (Index("ix_rating_change_player", "player_id", "game", "race_id"),)
+
+    race_id: Mapped[int] = mapped_column(ForeignKey("race.id"), primary_key=True)
+    player_id: Mapped[str] = mapped_column(ForeignKey("player.id"), primary_key=True)
+    game: Mapped[str] = mapped_column(String(32))
+    place: Mapped[int] = mapped_column(Integer)  # 1 = best; forfeits share the last place
+    forfeit: Mapped[bool] = mapped_column(Boolean)
+    mu_before: Mapped[float] = mapped_column(Float)
+    sigma_before: Mapped[float] = mapped_column(Float)
+    mu_after: Mapped[float] = mapped_column(Float)
+    sigma_after: Mapped[float] = mapped_column(Float)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime())

@@ -27,6 +27,8 @@ from app.engine import GAMES, Status
 from app.services import same_deal
 from app.services.errors import InvalidRequest, NotFound
 from app.services.players import find_by_name, now
+from app.services.ratings import RatingOut, RatingRow, ratings_of
+from app.services.ratings import board as race_board
 from app.services.same_deal import Relation
 from app.services.seal import number_secret, opened_to_all, shown_number
 from app.services.stats import wilson_lower_bound
@@ -138,6 +140,11 @@ class Leaderboards:
             with self.sessions() as db:
                 totals = self._totals(db, since)
         return Board(game, period, self.min_games, rows, totals)
+
+    def races(self, slug: str) -> list[RatingRow]:
+        """The race leaderboard of a game (rated races' ratings)."""
+        with self.sessions() as db:
+            return race_board(db, slug)
 
     def player(self, name: str, viewer: str | None = None) -> PlayerRecord:
         """A player's record as ``viewer`` may see it (:func:`player_record`)."""
@@ -276,6 +283,7 @@ class PlayerRecord:
     games: list[GameRecord]  # rated games: every game slug in registry order, then ``all``
     recent: list[RecentGame]
     casual: list[CasualRecord] = field(default_factory=list)  # games with any casual game
+    race_ratings: dict[str, RatingOut] = field(default_factory=dict)  # rated races, per game
 
 
 def player_record(
@@ -307,6 +315,7 @@ def player_record(
             .limit(RECENT_GAMES)
         ).all()
         recent = [g for g, _ in found]
+        race_ratings = ratings_of(db, player.id)
         racing = {g.id for g, race_on in found if race_on}
         related = (
             {}
@@ -336,6 +345,7 @@ def player_record(
             for g in recent
         ],
         [by_game[slug] for slug in GAMES if slug in by_game],
+        race_ratings,
     )  # fmt: skip
 
 

@@ -5,7 +5,10 @@
   winnable rows get the length of their stored (already shortened) solution;
 - ``competition_deal``: certified deals dealt in a competition, each to one player only, sealed
   until a known moment (app/services/pool.py);
-- ``challenge``: each player's daily challenge game per game and UTC day.
+- ``challenge``: each player's daily challenge game per game and UTC day;
+- rated races: ``room.rated`` and ``race.rated`` (formed by the server from the queue),
+  ``race_queue`` (players waiting, with their address and browser session), ``race_rating``
+  (per player and game) and ``rating_change`` (each change, by race).
 
 Revision ID: 0014
 Revises: 0013
@@ -75,9 +78,75 @@ def upgrade() -> None:
         sa.UniqueConstraint("game_id", name=op.f("uq_challenge_game_id")),
     )
     op.create_index("ix_challenge_player", "challenge", ["player_id", "game", "day"])
+    op.add_column(
+        "room", sa.Column("rated", sa.Boolean(), server_default=sa.false(), nullable=False)
+    )
+    op.add_column(
+        "race", sa.Column("rated", sa.Boolean(), server_default=sa.false(), nullable=False)
+    )
+    op.create_table(
+        "race_queue",
+        sa.Column("player_id", sa.String(length=32), nullable=False),
+        sa.Column("game", sa.String(length=32), nullable=False),
+        sa.Column("address", sa.String(length=64), nullable=False),
+        sa.Column("session_key", sa.String(length=64), nullable=False),
+        sa.Column("joined_at", sa.DateTime(timezone=True), nullable=False),
+        sa.Column("room_code", sa.String(length=6), nullable=True),
+        sa.ForeignKeyConstraint(
+            ["player_id"], ["player.id"], name=op.f("fk_race_queue_player_id_player")
+        ),
+        sa.PrimaryKeyConstraint("player_id", name=op.f("pk_race_queue")),
+    )
+    op.create_index("ix_race_queue_game", "race_queue", ["game", "joined_at"])
+    op.create_table(
+        "race_rating",
+        sa.Column("player_id", sa.String(length=32), nullable=False),
+        sa.Column("game", sa.String(length=32), nullable=False),
+        sa.Column("mu", sa.Float(), nullable=False),
+        sa.Column("sigma", sa.Float(), nullable=False),
+        sa.Column("rating", sa.Float(), nullable=False),
+        sa.Column("races", sa.Integer(), nullable=False),
+        sa.Column("updated_at", sa.DateTime(timezone=True), nullable=False),
+        sa.ForeignKeyConstraint(
+            ["player_id"], ["player.id"], name=op.f("fk_race_rating_player_id_player")
+        ),
+        sa.PrimaryKeyConstraint("player_id", "game", name=op.f("pk_race_rating")),
+    )
+    op.create_index("ix_race_rating_board", "race_rating", ["game", "rating"])
+    op.create_table(
+        "rating_change",
+        sa.Column("race_id", sa.Integer(), nullable=False),
+        sa.Column("player_id", sa.String(length=32), nullable=False),
+        sa.Column("game", sa.String(length=32), nullable=False),
+        sa.Column("place", sa.Integer(), nullable=False),
+        sa.Column("forfeit", sa.Boolean(), nullable=False),
+        sa.Column("mu_before", sa.Float(), nullable=False),
+        sa.Column("sigma_before", sa.Float(), nullable=False),
+        sa.Column("mu_after", sa.Float(), nullable=False),
+        sa.Column("sigma_after", sa.Float(), nullable=False),
+        sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
+        sa.ForeignKeyConstraint(
+            ["player_id"], ["player.id"], name=op.f("fk_rating_change_player_id_player")
+        ),
+        sa.ForeignKeyConstraint(["race_id"], ["race.id"], name=op.f("fk_rating_change_race_id_race")),
+        sa.PrimaryKeyConstraint("race_id", "player_id", name=op.f("pk_rating_change")),
+    )
+    op.create_index(
+        "ix_rating_change_player", "rating_change", ["player_id", "game", "race_id"]
+    )
 
 
 def downgrade() -> None:
+    op.drop_index("ix_rating_change_player", table_name="rating_change")
+    op.drop_table("rating_change")
+    op.drop_index("ix_race_rating_board", table_name="race_rating")
+    op.drop_table("race_rating")
+    op.drop_index("ix_race_queue_game", table_name="race_queue")
+    op.drop_table("race_queue")
+    with op.batch_alter_table("race") as batch_op:
+        batch_op.drop_column("rated")
+    with op.batch_alter_table("room") as batch_op:
+        batch_op.drop_column("rated")
     op.drop_index("ix_challenge_player", table_name="challenge")
     op.drop_table("challenge")
     op.drop_table("competition_deal")

@@ -5,6 +5,7 @@ the deal sealed until the day ends — against a scout with a second account."""
 from __future__ import annotations
 
 from datetime import timedelta
+from typing import Any
 
 import pytest
 from fastapi import FastAPI
@@ -19,10 +20,10 @@ from tests.web.competition_support import GAME, clock_at, ensure_fresh, future_d
 from tests.web.support import error_code, new_player, post, start_as, stored_deal
 
 
-def start_challenge(api: TestClient, who: dict[str, str]) -> dict:
+def start_challenge(api: TestClient, who: dict[str, str]) -> dict[str, Any]:
     answer = api.post(f"/api/daily/{GAME}", headers=who)
     assert answer.status_code == 201, answer.text
-    data: dict = answer.json()
+    data: dict[str, Any] = answer.json()
     return data
 
 
@@ -191,7 +192,7 @@ def test_the_challenge_page_plays_and_shows_standings_and_streak(
         assert client.get("/daily/no-such-game/challenge").status_code == 404
 
 
-def player_id(app: FastAPI, game: dict) -> str:
+def player_id(app: FastAPI, game: dict[str, Any]) -> str:
     with app.state.services.sessions() as db:
         found = db.scalar(select(Challenge.player_id).where(Challenge.game_id == game["id"]))
     assert found is not None

@@ -1,24 +1,29 @@
-"""The JSON API of competitions (contract v3, Competition): the daily challenge."""
+"""The JSON API of competitions (contract v3, Competition): the daily challenge and the
+rated race queue."""
 
 from __future__ import annotations
 
 from datetime import date
 from typing import Annotated
 
-from fastapi import APIRouter, Query, Request
+from fastapi import APIRouter, Query, Request, Response
+from pydantic import BaseModel
 
 from app.services.errors import InvalidRequest
 from app.web.api.schemas import (
     ChallengeStandingsAnswer,
+    GameSlug,
     GameState,
     JSONBytes,
+    QueueAnswer,
     answer,
     challenge_standings,
     errors_of,
+    queue_answer,
     state_response,
 )
-from app.web.deps import ApiPlayer, ChallengesDep
-from app.web.http.ratelimit import limit_player
+from app.web.deps import ApiPlayer, ChallengesDep, RaceQueueDep, session_key
+from app.web.http.ratelimit import client_address, limit_player
 
 router = APIRouter(prefix="/api", tags=["api"])
 
@@ -64,3 +69,35 @@ def challenge_standings_json(
     in play and losses after, unranked. Once the day is over the day's best games name their
     game (open as replays)."""
     return answer(challenge_standings(challenges.standings(game, parse_day(date))))
+
+
+# -- the rated race queue ---------------------------------------------------------------------
+
+
+class QueueRequest(BaseModel):
+    game: GameSlug
+
+
+@router.post("/races/queue", response_model=QueueAnswer, responses=errors_of(401, 429))
+def join_queue(
+    request: Request, body: QueueRequest, player: ApiPlayer, queue: RaceQueueDep
+) -> JSONBytes:
+    """Queues the caller for a rated race of ``game`` (again: a fresh place in the queue). The
+    server forms a race of 2 to 8 queued players after a short wait, never pairing players of
+    one address or browser session, or who shared a private room in the last day."""
+    limit_player(request, "games", player)
+    state = queue.join(player, body.game, client_address(request), session_key(request))
+    return answer(queue_answer(state))
+
+
+@router.get("/races/queue", response_model=QueueAnswer, responses=errors_of(401))
+def queue_state(player: ApiPlayer, queue: RaceQueueDep) -> JSONBytes:
+    """The caller's place in the queue, and the race once formed (``room``): poll it."""
+    return answer(queue_answer(queue.state(player)))
+
+
+@router.delete("/races/queue", status_code=204, responses=errors_of(401))
+def leave_queue(player: ApiPlayer, queue: RaceQueueDep) -> Response:
+    """Leaves the queue (a race already formed is left from its room)."""
+    queue.leave(player)
+    return Response(status_code=204)

@@ -27,6 +27,8 @@ from app.services.challenge import ChallengeStatus, Standings
 from app.services.deals import DealSummary, FinishedGame
 from app.services.games import GameView
 from app.services.leaderboard import Board, PlayerRecord
+from app.services.race_queue import QueueState
+from app.services.ratings import RatingRow
 from app.services.rooms import RoomView
 
 GameSlug = Literal["quadrangle", "quadruple-interchange", "corners", "castles-end", "patriarchs"]
@@ -453,11 +455,62 @@ class RecentGameOut(Answer):
     link: str | None = Field(description="What the caller may open of it, if anything.")
 
 
+class RaceRatingOut(Answer):
+    rating: float = Field(description="mu - 3 sigma.")
+    mu: float
+    sigma: float
+    races: int
+
+
 class PlayerAnswer(Answer):
     player: str
     games: list[GameRecordOut] = Field(description="Rated games, per game and `all`.")
     casual: list[CasualRecordOut]
     recent: list[RecentGameOut]
+    race_ratings: dict[GameSlug, RaceRatingOut] = Field(
+        default_factory=dict, description="Race ratings from rated races, per game."
+    )
+
+
+class RaceBoardRow(Answer):
+    rank: int
+    player: str
+    rating: float
+    mu: float
+    sigma: float
+    races: int
+
+
+class RaceBoardAnswer(Answer):
+    game: GameSlug
+    board: Literal["races"]
+    rows: list[RaceBoardRow]
+
+
+def race_board_answer(slug: str, rows: list[RatingRow]) -> RaceBoardAnswer:
+    return RaceBoardAnswer.model_validate(
+        {"game": slug, "board": "races", "rows": [vars(r) for r in rows]}
+    )
+
+
+class QueueAnswer(Answer):
+    queued: bool = Field(description="Waiting for a race (false once one is formed).")
+    game: GameSlug | None
+    joined_at: str | None
+    waiting: int = Field(description="Players waiting for this game's race now.")
+    room: RoomAnswer | None = Field(description="The rated race formed for the caller.")
+
+
+def queue_answer(state: QueueState) -> QueueAnswer:
+    return QueueAnswer.model_validate(
+        {
+            "queued": state.queued,
+            "game": state.game,
+            "joined_at": None if state.joined_at is None else state.joined_at.isoformat(),
+            "waiting": state.waiting,
+            "room": None if state.room is None else room_answer(state.room).model_dump(),
+        }
+    )
 
 
 def player_answer(record: PlayerRecord) -> PlayerAnswer:
@@ -478,6 +531,7 @@ def player_answer(record: PlayerRecord) -> PlayerAnswer:
                 for g in record.games
             ],
             "casual": [{"game": c.game, "played": c.played, "won": c.won} for c in record.casual],
+            "race_ratings": {slug: vars(r) for slug, r in record.race_ratings.items()},
             "recent": [
                 {
                     "id": r.id,
@@ -609,6 +663,9 @@ class RaceOut(Answer):
     finished_at: str | None
     games: dict[str, str] = Field(description="Player name → game id.")
     standings: list[Standing]
+    rated: bool = Field(
+        default=False, description="Formed by the server from the race queue: it is rated."
+    )
 
 
 class RoomAnswer(Answer):
