@@ -22,7 +22,15 @@ from sqlalchemy import case, func, or_, select
 from sqlalchemy.orm import Session, sessionmaker
 
 from app.db.faults import is_unavailable, summary
-from app.db.models import ALL_GAMES, DailyStats, Game, GameDailyStats, Player, PlayerStats
+from app.db.models import (
+    ALL_GAMES,
+    DailyStats,
+    Game,
+    GameDailyStats,
+    Player,
+    PlayerStats,
+    RaceRating,
+)
 from app.engine import GAMES, Status
 from app.services import same_deal
 from app.services.errors import InvalidRequest, NotFound
@@ -140,6 +148,17 @@ class Leaderboards:
             with self.sessions() as db:
                 totals = self._totals(db, since)
         return Board(game, period, self.min_games, rows, totals)
+
+    def race_ratings(self, player_ids: list[str], slug: str) -> dict[str, RatingOut]:
+        """The race ratings of one game of some players, by name (those who have one)."""
+        with self.sessions() as db:
+            rows = db.execute(
+                select(Player.name, RaceRating.mu, RaceRating.sigma, RaceRating.races)
+                .join(RaceRating, RaceRating.player_id == Player.id)
+                .where(Player.id.in_(player_ids), RaceRating.game == slug)
+                .order_by(RaceRating.rating.desc(), Player.name)
+            ).all()
+        return {n: RatingOut(mu - 3 * s, mu, s, races) for n, mu, s, races in rows}
 
     def races(self, slug: str) -> list[RatingRow]:
         """The race leaderboard of a game (rated races' ratings)."""

@@ -22,7 +22,7 @@ from app.services.rooms import Limits
 from tests.web.answers import check_answer
 from tests.web.competition_support import GAME, ensure_fresh, solution_of
 from tests.web.hidden import HiddenCardGuard
-from tests.web.support import error_code, move, new_player
+from tests.web.support import error_code, move, new_player, post
 
 
 @pytest.fixture()
@@ -156,6 +156,10 @@ def test_a_rated_race_changes_ratings_as_openskill_computes(
     assert up["sigma"] == pytest.approx(expected[0][0].sigma)
     assert down["mu"] == pytest.approx(expected[1][0].mu)
     assert up["rating"] == pytest.approx(up["mu"] - 3 * up["sigma"])
+    page = home.get(f"/players/{win_name}")
+    assert f'<td class="race-rating">{up["rating"]:.1f}</td>' in page.text
+    room_page = home.get(f"/rooms/{room['code']}")
+    assert 'id="race-ratings"' in room_page.text and f"{down['rating']:.1f}" in room_page.text
     with app.state.services.sessions() as db:
         changes = db.execute(
             select(RatingChange.place, RatingChange.forfeit, RatingChange.mu_after)
@@ -182,3 +186,27 @@ def room_race_id(app: FastAPI, code: str) -> int:
         found = db.scalar(select(Race.id).where(Race.room_code == code))
     assert found is not None
     return int(found)
+
+
+def test_the_browser_queues_and_lands_in_the_rated_race_room(
+    app: FastAPI, guard: HiddenCardGuard, at_once: None
+) -> None:
+    with (
+        TestClient(app, base_url="http://testserver", client=("192.0.2.1", 1)) as one,
+        TestClient(app, base_url="http://testserver", client=("192.0.2.2", 1)) as two,
+    ):
+        for c in (one, two):
+            c.event_hooks["response"].append(guard.check)
+        home = one.get("/")
+        assert "Race a stranger (rated)" in home.text
+        waiting = post(one, "/races/queue", {"game": GAME}, htmx=False)
+        assert waiting.headers["location"] == "/races/queue"
+        page = one.get("/races/queue")
+        assert 'hx-trigger="every 2s"' in page.text and "queue-waiting" in page.text
+        formed = post(two, "/races/queue", {"game": GAME}, htmx=False)
+        assert formed.headers["location"].startswith("/rooms/")
+        polled = one.get("/races/queue", headers={"HX-Request": "true"})
+        assert polled.headers["HX-Redirect"] == formed.headers["location"]
+        room = one.get(formed.headers["location"])
+        assert "A rated race" in room.text
+        assert one.get(f"/leaderboard/races/{GAME}").status_code == 200

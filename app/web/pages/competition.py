@@ -1,19 +1,28 @@
-"""The competition pages: the daily challenge of each game (its standings, the player's game
-and streak, the calendar of past days). Dates and countdowns are written as UTC instants in
-``<time>`` elements; static/js/localtime.js shows them in the browser's time zone."""
+"""The competition pages: the daily challenge of each game (its standings, the player's
+game and streak, the calendar of past days), the rated race queue's waiting page and the race
+leaderboards. Dates and countdowns are written as UTC instants in ``<time>`` elements;
+static/js/localtime.js shows them in the browser's time zone."""
 
 from __future__ import annotations
 
 from datetime import date
 from typing import Annotated
 
-from fastapi import APIRouter, Query, Request
+from fastapi import APIRouter, Form, Query, Request
 from fastapi.responses import RedirectResponse, Response
 
 from app.engine import GAMES
 from app.services.errors import AlreadyPlayed, InvalidRequest, NoCertifiedDeals, NotFound
-from app.web.deps import BrowserPlayer, ChallengesDep, ViewerDep
-from app.web.http.ratelimit import limit_player
+from app.web.deps import (
+    BrowserPlayer,
+    ChallengesDep,
+    LeaderboardsDep,
+    RaceQueueDep,
+    ViewerDep,
+    session_key,
+)
+from app.web.http.ratelimit import client_address, limit_player
+from app.web.pages.htmx import is_htmx
 from app.web.pages.templating import render
 
 router = APIRouter()
@@ -68,3 +77,48 @@ def start_challenge(
         context = {"title": "No challenge deal", "message": exc.message}
         return render(request, "pages/error.html", context, 409)
     return RedirectResponse(f"/games/{view.record.id}", status_code=303)
+
+
+# -- the rated race queue ---------------------------------------------------------------------
+
+
+@router.post("/races/queue")
+def queue_for_race(
+    request: Request,
+    player: BrowserPlayer,
+    queue: RaceQueueDep,
+    game: Annotated[str, Form(max_length=64)],
+) -> Response:
+    """ "Race a stranger (rated)": queues the browser's player and opens the waiting page."""
+    limit_player(request, "games", player)
+    state = queue.join(player, game, client_address(request), session_key(request))
+    if state.room is not None:
+        return RedirectResponse(state.room.url, status_code=303)
+    return RedirectResponse("/races/queue", status_code=303)
+
+
+@router.get("/races/queue")
+def queue_page(request: Request, viewer: ViewerDep, queue: RaceQueueDep) -> Response:
+    state = queue.state(viewer) if viewer is not None else None
+    if state is not None and state.room is not None and not is_htmx(request):
+        return RedirectResponse(state.room.url, status_code=303)
+    if state is not None and state.room is not None:
+        return Response(status_code=200, headers={"HX-Redirect": state.room.url})
+    context = {"state": state, "rules": GAMES.get(state.game or "") if state else None}
+    template = "components/queue_state.html" if is_htmx(request) else "pages/queue.html"
+    return render(request, template, context)
+
+
+@router.post("/races/queue/leave")
+def leave_race_queue(player: BrowserPlayer, queue: RaceQueueDep) -> Response:
+    queue.leave(player)
+    return RedirectResponse("/", status_code=303)
+
+
+@router.get("/leaderboard/races/{game}")
+def race_board_page(request: Request, game: str, boards: LeaderboardsDep) -> Response:
+    """The race leaderboard of a game: by race rating (mu - 3 sigma)."""
+    if game not in GAMES:
+        raise NotFound("There is no such game.")
+    context = {"rules": GAMES[game], "slug": game, "rows": boards.races(game)}
+    return render(request, "pages/race_board.html", context)

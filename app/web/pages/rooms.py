@@ -23,7 +23,14 @@ from app.services.errors import InvalidRequest, NotFound
 from app.services.feed import EventRow
 from app.services.games import GameView
 from app.services.rooms import Rooms, RoomView, normalize_code
-from app.web.deps import SESSION_PLAYER, BrowserPlayer, GamesDep, RoomsDep, ViewerDep
+from app.web.deps import (
+    SESSION_PLAYER,
+    BrowserPlayer,
+    GamesDep,
+    LeaderboardsDep,
+    RoomsDep,
+    ViewerDep,
+)
 from app.web.pages.board import GameHeader, pile_views, status_context
 from app.web.pages.templating import csrf_token, render, templates
 from app.web.state import services_of
@@ -121,13 +128,18 @@ def find_room(code: Annotated[str, Form(max_length=32)], rooms: RoomsDep) -> Res
 
 
 @router.get("/rooms/{code}")
-def room_page(request: Request, code: str, viewer: ViewerDep, rooms: RoomsDep) -> Response:
+def room_page(
+    request: Request, code: str, viewer: ViewerDep, rooms: RoomsDep, boards: LeaderboardsDep
+) -> Response:
     """A room as its visitor sees it; reading it makes no player (joining does)."""
     room = rooms.get(code)
     if room.code != code:  # typed in lower case: the canonical address
         return RedirectResponse(room.url, status_code=303)
     context = live_context(room, viewer)
     context.update({"last_event": rooms.last_event_id(room.code), "oob": False, "share": room.url})
+    rated = bool(room.race and room.race.get("rated"))
+    ratings = boards.race_ratings([p["id"] for p in room.players], room.game) if rated else {}
+    context.update({"rated": rated, "ratings": ratings})
     return render(request, "pages/room.html", context)
 
 
