@@ -24,6 +24,7 @@ from app.db.faults import summary
 from app.db.game_rows import MoveStore
 from app.db.session import Limits, make_engine, make_sessionmaker
 from app.services.accounts import Accounts
+from app.services.arenas import Arenas
 from app.services.availability import Health
 from app.services.challenge import Challenges
 from app.services.deals import Deals
@@ -66,6 +67,7 @@ class Services:
     health: Health
     challenges: Challenges
     race_queue: RaceQueue
+    arenas: Arenas
     jobs: procrastinate.App | None = None
 
     def close(self) -> None:
@@ -145,6 +147,8 @@ def build(
         ),
         publish=broker.publish,
     )
+    arenas = Arenas(sessions, games, key, publish=broker.publish)
+    games.competition_ended = arenas.game_ended  # an event's live standings
     return Services(
         settings=settings,
         engine=engine,
@@ -168,6 +172,7 @@ def build(
         health=Health(sessions),
         challenges=Challenges(sessions, games, key),
         race_queue=RaceQueue(sessions, rooms, settings.race_queue_wait_s),
+        arenas=arenas,
         jobs=jobs,
     )
 

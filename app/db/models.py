@@ -341,8 +341,9 @@ class Event(Base):
     __table_args__ = (Index("ix_event_room_id", "room_code", "id"),)
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
-    room_code: Mapped[str] = mapped_column(ForeignKey("room.code"))
-    kind: Mapped[str] = mapped_column(String(8))  # "room", "race" or "progress"
+    # A room's code, or "@<id>" for an event (arena): its live standings (no foreign key).
+    room_code: Mapped[str] = mapped_column(String(6))
+    kind: Mapped[str] = mapped_column(String(8))  # "room", "race", "progress" or "standing"
     data: Mapped[str] = mapped_column(Text)  # JSON
     created_at: Mapped[datetime] = mapped_column(UTCDateTime())
 
@@ -432,3 +433,40 @@ class RatingChange(Base):
     mu_after: Mapped[float] = mapped_column(Float)
     sigma_after: Mapped[float] = mapped_column(Float)
     created_at: Mapped[datetime] = mapped_column(UTCDateTime())
+
+
+class Arena(Base):
+    """An event (arena, contract v3): a game, a start and an end; operators create them
+    (``python -m app.cli event create``). "Event" is taken by the room event log."""
+
+    __tablename__ = "arena"
+    __table_args__ = (Index("ix_arena_ends", "ends_at"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    game: Mapped[str] = mapped_column(String(32))
+    starts_at: Mapped[datetime] = mapped_column(UTCDateTime())
+    ends_at: Mapped[datetime] = mapped_column(UTCDateTime())
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime())
+
+
+class ArenaPlayer(Base):
+    __tablename__ = "arena_player"
+
+    arena_id: Mapped[int] = mapped_column(ForeignKey("arena.id"), primary_key=True)
+    player_id: Mapped[str] = mapped_column(ForeignKey("player.id"), primary_key=True)
+    joined_at: Mapped[datetime] = mapped_column(UTCDateTime())
+
+
+class ArenaGame(Base):
+    """A game of an event: the player's ``seq``-th deal of their own in it."""
+
+    __tablename__ = "arena_game"
+    __table_args__ = (
+        UniqueConstraint("arena_id", "player_id", "seq"),
+        Index("ix_arena_game_arena", "arena_id", "player_id"),
+    )
+
+    game_id: Mapped[str] = mapped_column(ForeignKey("game.id"), primary_key=True)
+    arena_id: Mapped[int] = mapped_column(ForeignKey("arena.id"))
+    player_id: Mapped[str] = mapped_column(ForeignKey("player.id"))
+    seq: Mapped[int] = mapped_column(Integer)

@@ -255,6 +255,9 @@ class Games:
     # Called with (game slug, deal number) once a game has ended and its transaction has
     # committed: the solver judges the deal then (app/services/solver.py), off the move path.
     ended: Callable[[str, int], None] = field(default=lambda game, deal: None)
+    # Called with the id of a competition game (a deal of one's own) once it has ended and its
+    # transaction has committed: an event's live standings (app/services/arenas.py).
+    competition_ended: Callable[[str], None] = field(default=lambda game_id: None)
     # The API's JSON of a state (app/web/api/schemas.py), stored with an Idempotency-Key's log
     # entry so that a retry gets the first answer as it was sent: the answer's shape belongs
     # to the web layer, which the services do not import.
@@ -580,6 +583,8 @@ class Games:
             self.publish(events)
         if view.finished:
             self.ended(record.game, record.deal)
+            if record.competition is not None:
+                self.competition_ended(record.id)
         return MoveOutcome(view)
 
     def undo(
@@ -670,6 +675,8 @@ class Games:
         if events:
             self.publish(events)
         self.ended(record.game, record.deal)
+        if record.competition is not None:
+            self.competition_ended(record.id)
         return MoveOutcome(view)
 
     @staticmethod

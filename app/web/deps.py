@@ -16,6 +16,7 @@ from starlette.concurrency import run_in_threadpool
 
 from app.config import Settings
 from app.services.accounts import Accounts
+from app.services.arenas import Arenas
 from app.services.availability import Health
 from app.services.challenge import Challenges
 from app.services.deals import Deals
@@ -92,6 +93,7 @@ HistoryDep = Annotated[History, _service("history")]
 HealthDep = Annotated[Health, _service("health")]
 ChallengesDep = Annotated[Challenges, _service("challenges")]
 RaceQueueDep = Annotated[RaceQueue, _service("race_queue")]
+ArenasDep = Annotated[Arenas, _service("arenas")]
 
 
 def sign_session_in(request: Request, player_id: str, version: int) -> None:

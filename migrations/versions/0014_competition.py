@@ -8,7 +8,9 @@
 - ``challenge``: each player's daily challenge game per game and UTC day;
 - rated races: ``room.rated`` and ``race.rated`` (formed by the server from the queue),
   ``race_queue`` (players waiting, with their address and browser session), ``race_rating``
-  (per player and game) and ``rating_change`` (each change, by race).
+  (per player and game) and ``rating_change`` (each change, by race);
+- events (arenas): ``arena``, ``arena_player``, ``arena_game``; the event log's ``room_code``
+  loses its foreign key (an arena's live standings are logged under ``@<id>``).
 
 Revision ID: 0014
 Revises: 0013
@@ -134,9 +136,63 @@ def upgrade() -> None:
     op.create_index(
         "ix_rating_change_player", "rating_change", ["player_id", "game", "race_id"]
     )
+    # Events (arenas) write their live standings to the event log under "@<id>": the log's
+    # room_code no longer names a room row.
+    with op.batch_alter_table("event") as batch_op:
+        batch_op.drop_constraint("fk_event_room_code_room", type_="foreignkey")
+    op.create_table(
+        "arena",
+        sa.Column("id", sa.Integer(), autoincrement=True, nullable=False),
+        sa.Column("game", sa.String(length=32), nullable=False),
+        sa.Column("starts_at", sa.DateTime(timezone=True), nullable=False),
+        sa.Column("ends_at", sa.DateTime(timezone=True), nullable=False),
+        sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
+        sa.PrimaryKeyConstraint("id", name=op.f("pk_arena")),
+    )
+    op.create_index("ix_arena_ends", "arena", ["ends_at"])
+    op.create_table(
+        "arena_player",
+        sa.Column("arena_id", sa.Integer(), nullable=False),
+        sa.Column("player_id", sa.String(length=32), nullable=False),
+        sa.Column("joined_at", sa.DateTime(timezone=True), nullable=False),
+        sa.ForeignKeyConstraint(
+            ["arena_id"], ["arena.id"], name=op.f("fk_arena_player_arena_id_arena")
+        ),
+        sa.ForeignKeyConstraint(
+            ["player_id"], ["player.id"], name=op.f("fk_arena_player_player_id_player")
+        ),
+        sa.PrimaryKeyConstraint("arena_id", "player_id", name=op.f("pk_arena_player")),
+    )
+    op.create_table(
+        "arena_game",
+        sa.Column("game_id", sa.String(length=32), nullable=False),
+        sa.Column("arena_id", sa.Integer(), nullable=False),
+        sa.Column("player_id", sa.String(length=32), nullable=False),
+        sa.Column("seq", sa.Integer(), nullable=False),
+        sa.ForeignKeyConstraint(["arena_id"], ["arena.id"], name=op.f("fk_arena_game_arena_id_arena")),
+        sa.ForeignKeyConstraint(["game_id"], ["game.id"], name=op.f("fk_arena_game_game_id_game")),
+        sa.ForeignKeyConstraint(
+            ["player_id"], ["player.id"], name=op.f("fk_arena_game_player_id_player")
+        ),
+        sa.PrimaryKeyConstraint("game_id", name=op.f("pk_arena_game")),
+        sa.UniqueConstraint(
+            "arena_id", "player_id", "seq", name=op.f("uq_arena_game_arena_id_player_id_seq")
+        ),
+    )
+    op.create_index("ix_arena_game_arena", "arena_game", ["arena_id", "player_id"])
 
 
 def downgrade() -> None:
+    op.drop_index("ix_arena_game_arena", table_name="arena_game")
+    op.drop_table("arena_game")
+    op.drop_table("arena_player")
+    op.drop_index("ix_arena_ends", table_name="arena")
+    op.drop_table("arena")
+    op.execute("DELETE FROM event WHERE room_code NOT IN (SELECT code FROM room)")
+    with op.batch_alter_table("event") as batch_op:
+        batch_op.create_foreign_key(
+            "fk_event_room_code_room", "room", ["room_code"], ["code"]
+        )
     op.drop_index("ix_rating_change_player", table_name="rating_change")
     op.drop_table("rating_change")
     op.drop_index("ix_race_rating_board", table_name="race_rating")

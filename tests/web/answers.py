@@ -17,6 +17,9 @@ from app.web.api.schemas import (
     DailyAnswer,
     DealAnswer,
     ErrorAnswer,
+    EventOut,
+    EventsAnswer,
+    EventStandingsAnswer,
     GameState,
     HintAnswer,
     LeaderboardAnswer,
@@ -48,6 +51,10 @@ _ROUTES: list[tuple[str, str, type[BaseModel]]] = [
     ("GET", f"/api/daily/{_SEGMENT}/standings", ChallengeStandingsAnswer),
     ("POST", "/api/races/queue", QueueAnswer),
     ("GET", "/api/races/queue", QueueAnswer),
+    ("GET", "/api/events", EventsAnswer),
+    ("POST", f"/api/events/{_SEGMENT}/join", EventOut),
+    ("POST", f"/api/events/{_SEGMENT}/next", GameState),
+    ("GET", f"/api/events/{_SEGMENT}/standings", EventStandingsAnswer),
 ]
 ROUTES = [(method, re.compile(f"^{path}$"), model) for method, path, model in _ROUTES]
 

@@ -1,5 +1,5 @@
-"""The JSON API of competitions (contract v3, Competition): the daily challenge and the
-rated race queue."""
+"""The JSON API of competitions (contract v3, Competition): the daily challenge, the rated
+race queue and events (arenas)."""
 
 from __future__ import annotations
 
@@ -7,11 +7,15 @@ from datetime import date
 from typing import Annotated
 
 from fastapi import APIRouter, Query, Request, Response
+from fastapi import Path as PathParam
 from pydantic import BaseModel
 
 from app.services.errors import InvalidRequest
 from app.web.api.schemas import (
     ChallengeStandingsAnswer,
+    EventOut,
+    EventsAnswer,
+    EventStandingsAnswer,
     GameSlug,
     GameState,
     JSONBytes,
@@ -19,10 +23,12 @@ from app.web.api.schemas import (
     answer,
     challenge_standings,
     errors_of,
+    event_out,
+    event_standings_answer,
     queue_answer,
     state_response,
 )
-from app.web.deps import ApiPlayer, ChallengesDep, RaceQueueDep, session_key
+from app.web.deps import ApiPlayer, ArenasDep, ChallengesDep, RaceQueueDep, session_key
 from app.web.http.ratelimit import client_address, limit_player
 
 router = APIRouter(prefix="/api", tags=["api"])
@@ -101,3 +107,46 @@ def leave_queue(player: ApiPlayer, queue: RaceQueueDep) -> Response:
     """Leaves the queue (a race already formed is left from its room)."""
     queue.leave(player)
     return Response(status_code=204)
+
+
+# -- events (arenas) --------------------------------------------------------------------------
+
+EventId = Annotated[int, PathParam(ge=1, le=2**31 - 1, description="The event's id.")]
+
+
+@router.get("/events", response_model=EventsAnswer, responses=errors_of())
+def events_json(arenas: ArenasDep) -> JSONBytes:
+    """Scheduled and running events (soonest first), then the latest finished ones."""
+    return answer(EventsAnswer.model_validate({"events": [event_out(a) for a in arenas.listed()]}))
+
+
+@router.post("/events/{event_id}/join", response_model=EventOut, responses=errors_of(401, 404, 409))
+def join_event(event_id: EventId, player: ApiPlayer, arenas: ArenasDep) -> JSONBytes:
+    """Joins an event, before it starts or while it runs (joining late is allowed)."""
+    return answer(EventOut.model_validate(event_out(arenas.join(event_id, player))))
+
+
+@router.post(
+    "/events/{event_id}/next",
+    status_code=201,
+    response_model=GameState,
+    responses=errors_of(401, 403, 404, 409, 429),
+)
+def next_event_game(
+    request: Request, event_id: EventId, player: ApiPlayer, arenas: ArenasDep
+) -> JSONBytes:
+    """The caller's next game of the running event: a deal of their own from the certified
+    pool, sealed until the event ends (`409 game_in_play` while the last one is unfinished;
+    `409 event_not_running` outside the event; `403 not_a_member` before joining)."""
+    limit_player(request, "games", player)
+    return state_response(arenas.next(event_id, player), 201)
+
+
+@router.get(
+    "/events/{event_id}/standings", response_model=EventStandingsAnswer, responses=errors_of(404)
+)
+def event_standings_json(event_id: EventId, arenas: ArenasDep) -> JSONBytes:
+    """Standings: points (a win 2, doubled on a streak of two or more wins), then wins, then
+    active time."""
+    view, rows = arenas.standings(event_id)
+    return answer(event_standings_answer(view, rows))

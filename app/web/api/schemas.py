@@ -23,6 +23,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from pydantic_core import to_json
 
 from app.engine import GAMES
+from app.services.arenas import ArenaStanding, ArenaView
 from app.services.challenge import ChallengeStatus, Standings
 from app.services.deals import DealSummary, FinishedGame
 from app.services.games import GameView
@@ -687,4 +688,52 @@ def room_answer(room: RoomView) -> RoomAnswer:
             "players": room.players,
             "race": room.race,
         }
+    )
+
+
+# -- events (arenas) --------------------------------------------------------------------------
+
+
+class EventOut(Answer):
+    id: int
+    game: GameSlug
+    starts_at: str
+    ends_at: str
+    status: Literal["scheduled", "running", "finished"]
+    players: int
+
+
+class EventsAnswer(Answer):
+    events: list[EventOut]
+
+
+class EventStandingOut(Answer):
+    rank: int
+    player: str
+    points: int
+    wins: int
+    games: int = Field(description="Finished games.")
+    active_ms: int
+    streak: int = Field(description="Wins in a row now: the next win scores double from 2.")
+
+
+class EventStandingsAnswer(Answer):
+    event: EventOut
+    standings: list[EventStandingOut]
+
+
+def event_out(view: ArenaView) -> dict[str, Any]:
+    return {
+        "id": view.id,
+        "game": view.game,
+        "starts_at": view.starts_at.isoformat(),
+        "ends_at": view.ends_at.isoformat(),
+        "status": view.status,
+        "players": view.players,
+    }
+
+
+def event_standings_answer(view: ArenaView, rows: list[ArenaStanding]) -> EventStandingsAnswer:
+    return EventStandingsAnswer.model_validate(
+        {"event": event_out(view), "standings": [vars(r) for r in rows]}
     )

@@ -5,19 +5,33 @@ static/js/localtime.js shows them in the browser's time zone."""
 
 from __future__ import annotations
 
+from collections.abc import AsyncGenerator
 from datetime import date
 from typing import Annotated
 
 from fastapi import APIRouter, Form, Query, Request
+from fastapi import Path as PathParam
 from fastapi.responses import RedirectResponse, Response
+from sse_starlette import EventSourceResponse, ServerSentEvent
+from starlette.concurrency import run_in_threadpool
 
 from app.engine import GAMES
-from app.services.errors import AlreadyPlayed, InvalidRequest, NoCertifiedDeals, NotFound
+from app.services.arenas import channel
+from app.services.errors import (
+    AlreadyPlayed,
+    GameInPlay,
+    InvalidRequest,
+    NoCertifiedDeals,
+    NotFound,
+)
+from app.services.feed import RoomFeed
 from app.web.deps import (
+    ArenasDep,
     BrowserPlayer,
     ChallengesDep,
     LeaderboardsDep,
     RaceQueueDep,
+    RoomFeedDep,
     ViewerDep,
     session_key,
 )
@@ -122,3 +136,68 @@ def race_board_page(request: Request, game: str, boards: LeaderboardsDep) -> Res
         raise NotFound("There is no such game.")
     context = {"rules": GAMES[game], "slug": game, "rows": boards.races(game)}
     return render(request, "pages/race_board.html", context)
+
+
+# -- events (arenas) --------------------------------------------------------------------------
+
+EventId = Annotated[int, PathParam(ge=1, le=2**31 - 1)]
+
+
+@router.get("/events/{event_id}")
+def event_page(request: Request, event_id: EventId, arenas: ArenasDep) -> Response:
+    """An event: its times, how to play, and the standings (live while it runs, the results
+    once it is over)."""
+    view, rows = arenas.standings(event_id)
+    context = {
+        "event": view,
+        "rules": GAMES[view.game],
+        "rows": rows,
+        "last_event": arenas.last_event_id(event_id),
+    }
+    return render(request, "pages/event.html", context)
+
+
+@router.post("/events/{event_id}/join")
+def join_event_page(event_id: EventId, player: BrowserPlayer, arenas: ArenasDep) -> Response:
+    arenas.join(event_id, player)
+    return RedirectResponse(f"/events/{event_id}", status_code=303)
+
+
+@router.post("/events/{event_id}/next")
+def next_event_game_page(
+    request: Request, event_id: EventId, player: BrowserPlayer, arenas: ArenasDep
+) -> Response:
+    limit_player(request, "games", player)
+    try:
+        view = arenas.next(event_id, player)
+    except GameInPlay as exc:
+        return RedirectResponse(f"/games/{exc.details['game']}", status_code=303)
+    return RedirectResponse(f"/games/{view.record.id}", status_code=303)
+
+
+async def _standings_stream(
+    feed: RoomFeed, event_id: int, cursor: int
+) -> AsyncGenerator[ServerSentEvent, None]:
+    """The event's standings rows, as logged once per change: sent as they are."""
+    async for row in feed.events(channel(event_id), cursor):
+        yield ServerSentEvent(data=row.data, event="standings", id=str(row.id))
+
+
+@router.get("/events/{event_id}/stream", response_class=EventSourceResponse)
+async def event_stream(
+    event_id: EventId,
+    arenas: ArenasDep,
+    feed: RoomFeedDep,
+    after: Annotated[int | None, Query(ge=0, le=2**31 - 1)] = None,
+) -> EventSourceResponse:
+    """Live standings of an event: ``event: standings`` with the standings JSON, each time
+    they change (a game of the event ends, a player joins)."""
+    await run_in_threadpool(arenas.get, event_id)  # 404 for an unknown event
+    cursor = after
+    if cursor is None:
+        cursor = await run_in_threadpool(arenas.last_event_id, event_id)
+    return EventSourceResponse(
+        _standings_stream(feed, event_id, cursor),
+        ping=15,
+        headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"},
+    )

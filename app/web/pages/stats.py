@@ -14,6 +14,7 @@ from app.services.errors import NotFound
 from app.services.games import ReplayView
 from app.services.leaderboard import Period, parse_board_args
 from app.web.deps import (
+    ArenasDep,
     ChallengesDep,
     GamesDep,
     LeaderboardsDep,
@@ -55,6 +56,7 @@ def player_page(
     rooms: RoomsDep,
     progress: ProgressDep,
     challenges: ChallengesDep,
+    arenas: ArenasDep,
 ) -> Response:
     record = boards.player(name, viewer)
     races = rooms.results_of(record.name)
@@ -75,6 +77,7 @@ def player_page(
         "races": races,
         "charts": charts,
         "challenge_streaks": challenges.streaks_by_name(record.name),
+        "event_results": arenas.results_of(record.name),
     }
     return render(request, "pages/player.html", context)
 
