@@ -13,11 +13,11 @@ from typing import Any
 import pytest
 from fastapi import FastAPI
 from fastapi.testclient import TestClient
-from sqlalchemy import func, select
+from sqlalchemy import func, select, update
 
 from app.cli import main
 from app.config import Settings
-from app.db.models import Event
+from app.db.models import Event, Game
 from app.services.arenas import STANDINGS_KIND, channel, score
 from app.services.recount import recount
 from tests.web.competition_support import GAME, ensure_fresh, win
@@ -147,3 +147,24 @@ def latest_standings(app: FastAPI, event: int) -> dict[str, Any]:
     assert data is not None
     found: dict[str, Any] = json.loads(data)
     return found
+
+
+def test_recount_finds_a_game_whose_row_disagrees_with_its_log(
+    app: FastAPI, api: TestClient, settings: Settings, capsys: pytest.CaptureFixture[str]
+) -> None:
+    ensure_fresh(app, 1)
+    event = create_event(settings, capsys)
+    who = new_player(api)
+    api.post(f"/api/events/{event}/join", headers=who)
+    game = next_game(api, event, who)
+    win(api, app, game["id"], who)
+    assert main(["recount"], settings) == 0
+    assert "0 differences" in capsys.readouterr().out
+    with app.state.services.sessions.begin() as db:  # a tampered row: one move fewer
+        db.execute(update(Game).where(Game.id == game["id"]).values(moves=Game.moves - 1))
+    try:
+        assert main(["recount"], settings) == 1
+        assert f"MISMATCH game {game['id']}" in capsys.readouterr().out
+    finally:
+        with app.state.services.sessions.begin() as db:
+            db.execute(update(Game).where(Game.id == game["id"]).values(moves=Game.moves + 1))
