@@ -393,7 +393,7 @@ class HiddenCardGuard:
 
 CARD_CODE_RE = re.compile(r"[A23456789TJQK][CDHS]")
 PROGRESS_KEYS = {"player", "game", "moves", "foundation_cards", "status"}
-EVENT_KINDS = {"room", "race", "progress"}
+EVENT_KINDS = {"room", "race", "progress", "standings"}  # standings: an event's (arena)
 CARD_KEYS = {"piles", "cards", "state", "log", "stock", "waste", "legal_moves"}
 
 

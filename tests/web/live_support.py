@@ -35,9 +35,12 @@ def free_port() -> int:
 
 
 @contextmanager
-def uvicorn_server(database_url: str, log: Path, **env: str) -> Iterator[str]:
-    """``uvicorn --factory app.main:create_app`` on a free port; yields its base URL."""
-    port = free_port()
+def uvicorn_server(
+    database_url: str, log: Path, port: int | None = None, **env: str
+) -> Iterator[str]:
+    """``uvicorn --factory app.main:create_app`` on ``port`` (default: a free one); yields its
+    base URL."""
+    port = port or free_port()
     environment = {
         **os.environ,
         "APP_ENV": "test",
