@@ -16,7 +16,7 @@ from app.config import Settings
 from app.db.models import DealVerdict, Game
 from app.engine import DEVELOPMENT_KEY
 from tests.databases import fresh_postgres_database, migrate
-from tests.web.live_support import Api, SSEReader, uvicorn_server
+from tests.web.live_support import Api, SSEReader, free_port, uvicorn_server_on
 
 # LIVE_PORT: two ports of one's own on a shared machine (it and the next), else any free.
 BASE_PORT = int(os.environ.get("LIVE_PORT", "0"))
@@ -27,11 +27,11 @@ def instances(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, s
     url = fresh_postgres_database("ph_event_instances")
     migrate(url)
     where = tmp_path_factory.mktemp("event-instances")
-    ports = (BASE_PORT, BASE_PORT + 1) if BASE_PORT else (None, None)
+    ports = (BASE_PORT, BASE_PORT + 1) if BASE_PORT else (free_port(), free_port())
     fast = {"RATE_LIMIT_MOVES": "100000/minute"}  # a solver's line, played at once
     with (
-        uvicorn_server(url, Path(where / "a.log"), ports[0], **fast) as a,
-        uvicorn_server(url, Path(where / "b.log"), ports[1], **fast) as b,
+        uvicorn_server_on(ports[0], url, Path(where / "a.log"), **fast) as a,
+        uvicorn_server_on(ports[1], url, Path(where / "b.log"), **fast) as b,
     ):
         yield url, a, b
 
