@@ -214,7 +214,10 @@ class Challenges:
         day = today if day is None else day
         if day > today:
             raise InvalidRequest("That day's challenge has not started yet.")
-        closed = day < today
+        return self.standings_of(slug, day, closed=day < today)
+
+    def standings_of(self, slug: str, day: date, *, closed: bool) -> Standings:
+        """A day's standings as they stand (the recount reads any day's)."""
         with self.sessions() as db:
             rows = db.execute(
                 select(

@@ -19,7 +19,7 @@ import hashlib
 import hmac
 from datetime import datetime
 
-from sqlalchemy import exists, insert, select
+from sqlalchemy import Select, exists, func, insert, select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
@@ -32,18 +32,27 @@ EVENT = "event"
 _ATTEMPTS = 5  # claims lost to another player's claim of the same deal, at most, per draw
 
 
-def fresh_deals(db: Session, slug: str) -> list[tuple[int, int]]:
-    """The certified deals of ``slug`` nobody has a game of, nor a claim on: (deal, par)."""
+def _fresh(slug: str) -> Select[int, int | None, str | None]:
     played = exists().where(Game.game == slug, Game.deal == DealVerdict.deal)
     claimed = exists().where(CompetitionDeal.game == slug, CompetitionDeal.deal == DealVerdict.deal)
-    rows = db.execute(
+    return (
         select(DealVerdict.deal, DealVerdict.par, DealVerdict.solution)
         .where(DealVerdict.game == slug, DealVerdict.certified, ~played, ~claimed)
         .order_by(DealVerdict.deal)
-    ).all()
-    return [
-        (deal, par if par is not None else len((text or "").split())) for deal, par, text in rows
-    ]
+    )
+
+
+def _par(par: int | None, text: str | None) -> int:
+    return par if par is not None else len((text or "").split())
+
+
+def fresh_deals(db: Session, slug: str) -> list[tuple[int, int]]:
+    """The certified deals of ``slug`` nobody has a game of, nor a claim on: (deal, par)."""
+    return [(deal, _par(par, text)) for deal, par, text in db.execute(_fresh(slug)).all()]
+
+
+def fresh_count(db: Session, slug: str) -> int:
+    return int(db.scalar(select(func.count()).select_from(_fresh(slug).subquery())) or 0)
 
 
 def pick(key: bytes, label: str, count: int) -> int:
@@ -66,14 +75,19 @@ def claim(
     """Draws and claims a fresh certified deal for ``player_id``: (deal, par). Inside the
     caller's transaction; a deal another player claimed meanwhile is skipped."""
     for attempt in range(_ATTEMPTS):
-        fresh = fresh_deals(db, slug)
-        if not fresh:
+        # Counted and picked in the database: a draw reads one row, however large the pool.
+        count = fresh_count(db, slug)
+        if not count:
             name = GAMES[slug].name
             raise NoCertifiedDeals(
                 f"No fresh certified {name} deal is left for competitions; an operator "
                 f"certifies more (python -m app.cli certify --game {slug} --count N)."
             )
-        deal, par = fresh[(pick(key, label, len(fresh)) + attempt) % len(fresh)]
+        index = (pick(key, label, count) + attempt) % count
+        found = db.execute(_fresh(slug).offset(index).limit(1)).first()
+        if found is None:  # taken meanwhile: count again
+            continue
+        deal, par = found[0], _par(found[1], found[2])
         try:
             with db.begin_nested():
                 db.execute(

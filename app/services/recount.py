@@ -195,7 +195,7 @@ def _challenges(services: Services, data: Stored, report: Report, by_id: dict[st
                 names[c.player_id],
             ),
         )  # fmt: skip
-        shown = challenges.standings(slug, day).rows
+        shown = challenges.standings_of(slug, day, closed=False).rows
         if [names[c.player_id] for c in mine] != [r.player for r in shown]:
             report.problems.append(f"challenge {slug} {day}: the standings differ from a recount")
     today = challenges.today()

@@ -211,7 +211,7 @@ def test_no_fresh_deal_left_is_a_clear_conflict(
     app: FastAPI, api: TestClient, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     me = new_player(api)
-    monkeypatch.setattr(pool, "fresh_deals", lambda db, slug: [])
+    monkeypatch.setattr(pool, "fresh_count", lambda db, slug: 0)
     answer = api.post("/api/daily/patriarchs", headers=me)
     assert error_code(answer, 409) == "no_certified_deals"
     assert error_code(api.post("/api/daily/no-such-game", headers=me), 422) == "invalid_request"
