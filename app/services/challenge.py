@@ -19,7 +19,7 @@ from sqlalchemy.orm import Session, sessionmaker
 from app.db.models import Challenge, Game, Player
 from app.engine import GAMES, Status, UnknownGame, get_ruleset
 from app.services import pool
-from app.services.errors import AlreadyPlayed, InvalidRequest
+from app.services.errors import AlreadyPlayed, InvalidRequest, NotFound
 from app.services.games import Games, GameView
 from app.services.players import find_by_name
 from app.services.seal import end_of_day
@@ -213,7 +213,7 @@ class Challenges:
         today = self.today()
         day = today if day is None else day
         if day > today:
-            raise InvalidRequest("That day's challenge has not started yet.")
+            raise NotFound("That day's challenge has not started yet.")
         return self.standings_of(slug, day, closed=day < today)
 
     def standings_of(self, slug: str, day: date, *, closed: bool) -> Standings:

@@ -10,7 +10,7 @@ from fastapi import APIRouter, Query, Request, Response
 from fastapi import Path as PathParam
 from pydantic import BaseModel
 
-from app.services.errors import InvalidRequest
+from app.services.errors import NotFound
 from app.web.api.schemas import (
     ChallengeStandingsAnswer,
     EventOut,
@@ -34,7 +34,11 @@ from app.web.http.ratelimit import client_address, limit_player
 router = APIRouter(prefix="/api", tags=["api"])
 
 DateArg = Annotated[
-    str | None, Query(max_length=10, description="A past UTC date (ISO 8601); default today.")
+    str | None,
+    Query(
+        pattern=r"^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])$",
+        description="A UTC date (YYYY-MM-DD), today or before; default today.",
+    ),
 ]
 
 
@@ -44,7 +48,7 @@ def parse_day(text: str | None) -> date | None:
     try:
         return date.fromisoformat(text)
     except ValueError:
-        raise InvalidRequest("A date is written YYYY-MM-DD.") from None
+        raise NotFound(f"There is no day {text}.") from None
 
 
 @router.post(
@@ -54,7 +58,7 @@ def parse_day(text: str | None) -> date | None:
     responses=errors_of(401, 409, 429),
 )
 def start_challenge(
-    request: Request, game: str, player: ApiPlayer, challenges: ChallengesDep
+    request: Request, game: GameSlug, player: ApiPlayer, challenges: ChallengesDep
 ) -> JSONBytes:
     """Starts the caller's one challenge game of ``game`` today (UTC): a deal of their own
     from the certified-winnable pool, played clean (no hints, no undo). A second start:
@@ -66,10 +70,10 @@ def start_challenge(
 @router.get(
     "/daily/{game}/standings",
     response_model=ChallengeStandingsAnswer,
-    responses=errors_of(),
+    responses=errors_of(404),
 )
 def challenge_standings_json(
-    game: str, challenges: ChallengesDep, date: DateArg = None
+    game: GameSlug, challenges: ChallengesDep, date: DateArg = None
 ) -> JSONBytes:
     """The day's standings (default today): wins by moves over par, then active time; games
     in play and losses after, unranked. Once the day is over the day's best games name their
