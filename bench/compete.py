@@ -117,9 +117,9 @@ async def player(run: Run, name: str, token: str, seed: int, arrive_after: float
             if game is None or game["status"] != "playing":
                 status, game = await call(run, conn, "POST", f"/api/events/{run.event}/next",
                                           None, token)  # fmt: skip
+                run.statuses[f"next {status}"] += 1
                 if status != 201:
-                    run.statuses[f"next {status}"] += 1
-                    await asyncio.sleep(1)
+                    await asyncio.sleep(rng.uniform(1.0, 3.0))  # busy: back off, as a page would
                     game = None
                 continue
             await asyncio.sleep(run.think * rng.uniform(0.5, 1.5))
@@ -201,7 +201,7 @@ async def benchmark(args: argparse.Namespace, port: int, event: int) -> dict[str
     people = await make_players(run, args.players)
     streams = [asyncio.create_task(watcher(run)) for _ in range(args.watchers)]
     await asyncio.sleep(1)
-    spread = args.think_ms / 1000  # arrivals spread over one think time
+    spread = args.arrive_s  # arrivals spread over this many seconds
     tasks = [
         asyncio.create_task(player(run, name, token, args.seed + i, spread * i / len(people)))
         for i, (name, token) in enumerate(people)
@@ -242,10 +242,11 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--players", type=int, default=500)
     parser.add_argument("--watchers", type=int, default=5, help="standings streams")
     parser.add_argument("--think-ms", type=float, default=3000, help="mean pause per move")
-    parser.add_argument("--game-moves", type=int, default=30, help="moves, then resign")
+    parser.add_argument("--game-moves", type=int, default=10, help="moves, then resign")
     parser.add_argument("--deals", type=int, default=5000, help="certified deals to mark")
     parser.add_argument("--duration", type=float, default=60, help="measured seconds")
-    parser.add_argument("--warmup", type=float, default=10)
+    parser.add_argument("--warmup", type=float, default=15)
+    parser.add_argument("--arrive-s", type=float, default=10, help="arrivals spread over")
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--port", type=int, default=0, help="the server's port (0: any free)")
     parser.add_argument("--database-url", default=DEFAULT_DB, help="dropped and recreated")

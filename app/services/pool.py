@@ -8,9 +8,10 @@ was ever dealt, to anyone) and **claimed** for one player in the same transactio
 holds (app/services/seal.py) nobody else can start a game of it, and the pool never deals it
 again, in a competition or as a casual ``"winnable": true`` deal.
 
-Which fresh deal a player gets is a keyed hash (HMAC-SHA256 with the server's deal key) of what
-the deal is for (game, date or event, player) over the fresh deals in order: nobody outside the
-server can compute it.
+Which fresh deal a player gets is decided by a keyed hash (HMAC-SHA256 with the server's deal
+key) of what the deal is for (game, date or event, player): a point in the range of certified
+deal numbers, and the first fresh deal from there on. Nobody outside the server can compute it,
+and a draw reads a few index entries whatever the size of the pool.
 """
 
 from __future__ import annotations
@@ -51,10 +52,6 @@ def fresh_deals(db: Session, slug: str) -> list[tuple[int, int]]:
     return [(deal, _par(par, text)) for deal, par, text in db.execute(_fresh(slug)).all()]
 
 
-def fresh_count(db: Session, slug: str) -> int:
-    return int(db.scalar(select(func.count()).select_from(_fresh(slug).subquery())) or 0)
-
-
 def pick(key: bytes, label: str, count: int) -> int:
     """The index, among ``count`` fresh deals, that ``label`` draws with the secret key."""
     digest = hmac.new(key, f"own-deal|v1|{label}".encode(), hashlib.sha256).digest()
@@ -74,19 +71,24 @@ def claim(
 ) -> tuple[int, int]:
     """Draws and claims a fresh certified deal for ``player_id``: (deal, par). Inside the
     caller's transaction; a deal another player claimed meanwhile is skipped."""
-    for attempt in range(_ATTEMPTS):
-        # Counted and picked in the database: a draw reads one row, however large the pool.
-        count = fresh_count(db, slug)
-        if not count:
+    # A keyed point in the range of certified deal numbers, then the first fresh deal from
+    # there on (wrapping round): a few index steps, however large the pool or the games.
+    lo, hi = db.execute(
+        select(func.min(DealVerdict.deal), func.max(DealVerdict.deal)).where(
+            DealVerdict.game == slug, DealVerdict.certified
+        )
+    ).one()
+    start = lo + pick(key, label, hi - lo + 1) if lo is not None else 0
+    for _attempt in range(_ATTEMPTS):
+        found = db.execute(_fresh(slug).where(DealVerdict.deal >= start).limit(1)).first()
+        if found is None:
+            found = db.execute(_fresh(slug).limit(1)).first()
+        if found is None:
             name = GAMES[slug].name
             raise NoCertifiedDeals(
                 f"No fresh certified {name} deal is left for competitions; an operator "
                 f"certifies more (python -m app.cli certify --game {slug} --count N)."
             )
-        index = (pick(key, label, count) + attempt) % count
-        found = db.execute(_fresh(slug).offset(index).limit(1)).first()
-        if found is None:  # taken meanwhile: count again
-            continue
         deal, par = found[0], _par(found[1], found[2])
         try:
             with db.begin_nested():
@@ -100,7 +102,8 @@ def claim(
                         created_at=stamp,
                     )
                 )
-        except IntegrityError:
+        except IntegrityError:  # another player's draw claimed it meanwhile: the next one
+            start = deal + 1
             continue
         return deal, par
     raise NoCertifiedDeals("Too many players are drawing deals at once: try again.")
