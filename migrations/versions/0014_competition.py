@@ -130,12 +130,12 @@ def upgrade() -> None:
         sa.ForeignKeyConstraint(
             ["player_id"], ["player.id"], name=op.f("fk_rating_change_player_id_player")
         ),
-        sa.ForeignKeyConstraint(["race_id"], ["race.id"], name=op.f("fk_rating_change_race_id_race")),
+        sa.ForeignKeyConstraint(
+            ["race_id"], ["race.id"], name=op.f("fk_rating_change_race_id_race")
+        ),
         sa.PrimaryKeyConstraint("race_id", "player_id", name=op.f("pk_rating_change")),
     )
-    op.create_index(
-        "ix_rating_change_player", "rating_change", ["player_id", "game", "race_id"]
-    )
+    op.create_index("ix_rating_change_player", "rating_change", ["player_id", "game", "race_id"])
     # Events (arenas) write their live standings to the event log under "@<id>": the log's
     # room_code no longer names a room row.
     with op.batch_alter_table("event") as batch_op:
@@ -169,7 +169,9 @@ def upgrade() -> None:
         sa.Column("arena_id", sa.Integer(), nullable=False),
         sa.Column("player_id", sa.String(length=32), nullable=False),
         sa.Column("seq", sa.Integer(), nullable=False),
-        sa.ForeignKeyConstraint(["arena_id"], ["arena.id"], name=op.f("fk_arena_game_arena_id_arena")),
+        sa.ForeignKeyConstraint(
+            ["arena_id"], ["arena.id"], name=op.f("fk_arena_game_arena_id_arena")
+        ),
         sa.ForeignKeyConstraint(["game_id"], ["game.id"], name=op.f("fk_arena_game_game_id_game")),
         sa.ForeignKeyConstraint(
             ["player_id"], ["player.id"], name=op.f("fk_arena_game_player_id_player")
@@ -190,9 +192,7 @@ def downgrade() -> None:
     op.drop_table("arena")
     op.execute("DELETE FROM event WHERE room_code NOT IN (SELECT code FROM room)")
     with op.batch_alter_table("event") as batch_op:
-        batch_op.create_foreign_key(
-            "fk_event_room_code_room", "room", ["room_code"], ["code"]
-        )
+        batch_op.create_foreign_key("fk_event_room_code_room", "room", ["room_code"], ["code"])
     op.drop_index("ix_rating_change_player", table_name="rating_change")
     op.drop_table("rating_change")
     op.drop_index("ix_race_rating_board", table_name="race_rating")
