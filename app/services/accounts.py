@@ -15,10 +15,13 @@ from datetime import datetime
 from typing import Any
 
 from argon2.exceptions import InvalidHashError, VerifyMismatchError
-from sqlalchemy import select, update
+from sqlalchemy import delete as sql_delete
+from sqlalchemy import or_, select, update
 from sqlalchemy.orm import Session, sessionmaker
 
 from app.db.models import (
+    ArenaPlayer,
+    Challenge,
     CompetitionDeal,
     DailyStats,
     Event,
@@ -27,7 +30,10 @@ from app.db.models import (
     MoveRecord,
     Player,
     PlayerStats,
+    QueuedRacer,
     Race,
+    RaceRating,
+    RatingChange,
     Room,
     RoomMember,
 )
@@ -117,6 +123,11 @@ def export(db: Session, player_id: str) -> dict[str, Any]:
         .order_by(RoomMember.joined_at)
     ).all()
     mine = {g.race_id: g for g in games if g.race_id is not None}
+    changes = db.scalars(
+        select(RatingChange)
+        .where(RatingChange.player_id == player_id)
+        .order_by(RatingChange.created_at, RatingChange.race_id)
+    ).all()
     return {
         "format": EXPORT_FORMAT,
         "exported_at": _iso(now()),
@@ -181,7 +192,40 @@ def export(db: Session, player_id: str) -> dict[str, Any]:
             }
             for race in sorted(races.values(), key=lambda r: r.id)
         ],
-        "ratings": {},  # race ratings (contract v3) are not kept yet
+        # Race ratings per game, each change with the rated race that made it.
+        "ratings": {
+            r.game: {
+                "rating": r.mu - 3 * r.sigma,
+                "mu": r.mu,
+                "sigma": r.sigma,
+                "races": r.races,
+                "changes": [
+                    {
+                        "race": c.race_id,
+                        "place": c.place,
+                        "forfeit": c.forfeit,
+                        "mu_before": c.mu_before,
+                        "sigma_before": c.sigma_before,
+                        "mu_after": c.mu_after,
+                        "sigma_after": c.sigma_after,
+                        "at": _iso(c.created_at),
+                    }
+                    for c in changes
+                    if c.game == r.game
+                ],
+            }
+            for r in db.scalars(select(RaceRating).where(RaceRating.player_id == player_id))
+        },
+        "challenges": [
+            {"game": c.game, "date": c.day.isoformat(), "game_id": c.game_id, "par": c.par}
+            for c in db.scalars(
+                select(Challenge).where(Challenge.player_id == player_id).order_by(Challenge.day)
+            )
+        ],
+        "events": [
+            {"event": e.arena_id, "joined_at": _iso(e.joined_at)}
+            for e in db.scalars(select(ArenaPlayer).where(ArenaPlayer.player_id == player_id))
+        ],
     }
 
 
@@ -224,7 +268,14 @@ def delete(db: Session, player: Player) -> str:
     player.session_version += 1
     player.deleted_at = now()
     rooms = select(RoomMember.room_code).where(RoomMember.player_id == player.id)
-    for event in db.scalars(select(Event).where(Event.room_code.in_(rooms))):
+    # An event's (arena's) logged standings name its players too ("@<id>").
+    arenas = [
+        f"@{a}"
+        for a in db.scalars(select(ArenaPlayer.arena_id).where(ArenaPlayer.player_id == player.id))
+    ]
+    db.execute(sql_delete(QueuedRacer).where(QueuedRacer.player_id == player.id))
+    logged = or_(Event.room_code.in_(rooms), Event.room_code.in_(arenas))
+    for event in db.scalars(select(Event).where(logged)):
         if old in event.data:
             event.data = json.dumps(_replace_name(json.loads(event.data), old, ghost))
     db.flush()

@@ -168,6 +168,9 @@ def test_a_rated_race_changes_ratings_as_openskill_computes(
             .where(RatingChange.race_id == room_race_id(app, room["code"]))
         ).all()
     assert [(p, f) for p, f, _ in changes] == [(1, False), (2, True)]
+    exported = home.get("/api/me/export", headers=winner).json()["ratings"][GAME]
+    assert exported["races"] == 1 and exported["mu"] == pytest.approx(up["mu"])
+    assert [c["race"] for c in exported["changes"]] == [room_race_id(app, room["code"])]
     board = home.get("/api/leaderboard", params={"game": GAME, "board": "races"}).json()
     ranked = [r["player"] for r in board["rows"]]
     assert ranked.index(win_name) < ranked.index(lose_name)
