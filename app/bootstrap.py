@@ -23,7 +23,9 @@ from app.db.faults import summary
 from app.db.game_rows import MoveStore
 from app.db.session import Limits, make_engine, make_sessionmaker
 from app.services.accounts import Accounts
+from app.services.arenas import Arenas
 from app.services.availability import Health
+from app.services.challenge import Challenges
 from app.services.deals import Deals
 from app.services.feed import RoomFeed
 from app.services.games import Games
@@ -31,6 +33,7 @@ from app.services.history import History
 from app.services.leaderboard import Leaderboards
 from app.services.players import Players
 from app.services.progress import Progress
+from app.services.race_queue import RaceQueue
 from app.services.rooms import Limits as RoomLimits
 from app.services.rooms import Rooms
 from app.services.solver import Solver
@@ -68,6 +71,9 @@ class Services:
     leaderboards: Leaderboards
     history: History
     health: Health
+    challenges: Challenges
+    race_queue: RaceQueue
+    arenas: Arenas
 
     def close(self) -> None:
         """Frees what the services hold (worker processes, connections)."""
@@ -144,6 +150,8 @@ def build(
         publish=broker.publish,
     )
     deals = Deals(sessions, key)
+    arenas = Arenas(sessions, games, key, publish=broker.publish)
+    games.competition_ended = arenas.game_ended  # an event's live standings: the same cycle
     return Services(
         settings=settings,
         engine=engine,
@@ -166,6 +174,9 @@ def build(
         ),
         history=History(sessions, deals.sealer),
         health=Health(sessions),
+        challenges=Challenges(sessions, games, key),
+        race_queue=RaceQueue(sessions, rooms, settings.race_queue_wait_s),
+        arenas=arenas,
     )
 
 

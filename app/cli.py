@@ -1,6 +1,8 @@
 """Operator commands: ``python -m app.cli check-replays [--game-id ID]``,
 ``python -m app.cli certify --game G --count N``, ``python -m app.cli migrate``,
-``python -m app.cli preflight`` and ``python -m app.cli player …``.
+``python -m app.cli preflight``, ``python -m app.cli player …``, ``python -m app.cli event
+create --game G --starts ISO --minutes N [--every MIN [--times K]]`` and ``python -m app.cli
+recount``.
 
 ``migrate`` brings the schema up to date (under PostgreSQL's advisory lock: several at once
 are safe) and then checks the DEAL_KEY against the database's fingerprint (recording it on a new
@@ -27,6 +29,7 @@ import logging.config
 import sys
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
+from datetime import datetime
 
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import SQLAlchemyError
@@ -36,6 +39,7 @@ from app.config import PROJECT_DIR, Settings, refusals
 from app.engine import GAMES
 from app.services.accounts import Accounts
 from app.services.errors import ServiceError
+from app.services.recount import recount
 from app.services.replays import check_replays
 from app.services.solver_jobs import CERTIFY_NODES, CERTIFY_SECONDS, Verdict
 
@@ -81,7 +85,47 @@ def _parser() -> argparse.ArgumentParser:
     revoke.add_argument("name")
     delete = acts.add_parser("delete", help="delete the account (games stay, anonymous)")
     delete.add_argument("name")
+    event = commands.add_parser("event", help="schedule events (arenas)")
+    event_acts = event.add_subparsers(dest="action", required=True)
+    create = event_acts.add_parser("create", help="schedule an event, or a series of them")
+    create.add_argument("--game", required=True, choices=sorted(GAMES), help="game slug")
+    create.add_argument(
+        "--starts", required=True, help="the start, ISO 8601 with a time zone (2026-12-01T18:00Z)"
+    )
+    create.add_argument("--minutes", required=True, type=int, help="how long it runs")
+    create.add_argument(
+        "--every", type=int, default=None, help="repeat: minutes between starts (1440: daily)"
+    )
+    create.add_argument(
+        "--times", type=int, default=None, help="events in the series (default with --every: 7)"
+    )
+    commands.add_parser(
+        "recount",
+        help="recompute standings, streaks and ratings from the stored games; compare",
+    )
     return parser
+
+
+def event_command(settings: Settings, args: argparse.Namespace) -> int:
+    try:
+        starts = datetime.fromisoformat(args.starts.replace("Z", "+00:00"))
+    except ValueError:
+        print("--starts is a date and time, e.g. 2026-12-01T18:00Z.", file=sys.stderr)
+        return 2
+    times = args.times if args.times is not None else (7 if args.every else 1)
+    try:
+        with opened(settings) as services:
+            made = services.arenas.create(args.game, starts, args.minutes, args.every, times)
+    except ServiceError as exc:
+        print(exc.message, file=sys.stderr)
+        return 2
+    except SQLAlchemyError as exc:
+        print(f"Cannot use the database: {exc}", file=sys.stderr)
+        return 2
+    for e in made:
+        print(f"event {e.id}: {GAMES[e.game].name}, {e.starts_at.isoformat()} to "
+              f"{e.ends_at.isoformat()}")  # fmt: skip
+    return 0
 
 
 EX_CONFIG = 78
@@ -270,6 +314,26 @@ def check_replays_command(settings: Settings, game_id: str | None) -> int:
     return 1 if failed else 0
 
 
+def recount_command(settings: Settings) -> int:
+    """Recomputes every challenge standing and streak, event standing and race rating from the
+    stored games (each game's result replayed from its move log) and compares them with what
+    the app shows; exit 1 on any difference."""
+    try:
+        with opened(settings) as services:
+            report = recount(services)
+    except SQLAlchemyError as exc:
+        print(f"Cannot read the database: {exc}", file=sys.stderr)
+        return 2
+    for line in report.problems:
+        print(f"MISMATCH {line}")
+    print(
+        f"Recounted {report.games} games: {report.challenge_days} challenge days, "
+        f"{report.streaks} streaks, {report.events} events, {report.races} rated races; "
+        f"{len(report.problems)} differences."
+    )
+    return 1 if report.problems else 0
+
+
 def main(argv: Sequence[str] | None = None, settings: Settings | None = None) -> int:
     args = _parser().parse_args(argv)
     settings = settings or Settings()
@@ -289,6 +353,10 @@ def main(argv: Sequence[str] | None = None, settings: Settings | None = None) ->
         return preflight_command(settings, migrate=args.command == "migrate")
     if args.command == "player":
         return player_command(settings, args)
+    if args.command == "event":
+        return event_command(settings, args)
+    if args.command == "recount":
+        return recount_command(settings)
     raise AssertionError(args.command)  # pragma: no cover - argparse refuses other commands
 
 

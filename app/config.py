@@ -141,6 +141,9 @@ class Settings(BaseSettings):
     # Worker processes of this instance (uvicorn --workers): more than one in production needs
     # REDIS_URL, or every rate limit is counted once per worker.
     web_concurrency: int = Field(default=1, ge=1, le=64)
+    # The rated race queue forms a race once its longest-waiting player has waited this long
+    # (or eight players wait): app/services/race_queue.py.
+    race_queue_wait_s: float = Field(default=10.0, ge=0, le=600)
     # ``GET /metrics``: in production only with ``Authorization: Bearer <METRICS_TOKEN>`` (unset:
     # 404, scrape a private port instead); elsewhere open. ``/docs``, ``/redoc`` and
     # ``/openapi.json``: None means "not in production".

@@ -68,6 +68,7 @@ class GameRow:
     active_ms: int = 0
     race_id: int | None = None  # a race's game (app/services/rooms.py)
     not_before: datetime | None = None  # moves before this moment: 409 race_not_started
+    competition: str | None = None  # "challenge" or "event": a deal of the player's own
 
     @classmethod
     def dealt(
@@ -84,6 +85,7 @@ class GameRow:
         rated: bool,
         race_id: int | None = None,
         not_before: datetime | None = None,
+        competition: str | None = None,
     ) -> GameRow:
         """A game just dealt, before its first move (``state`` serialized, ``rules`` the
         engine's rules version)."""
@@ -107,6 +109,7 @@ class GameRow:
             duration_ms=None,
             race_id=race_id,
             not_before=not_before,
+            competition=competition,
         )
 
 

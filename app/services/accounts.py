@@ -15,10 +15,14 @@ from datetime import datetime
 from typing import Any
 
 from argon2.exceptions import InvalidHashError, VerifyMismatchError
-from sqlalchemy import select, update
+from sqlalchemy import delete as sql_delete
+from sqlalchemy import or_, select, update
 from sqlalchemy.orm import Session, sessionmaker
 
 from app.db.models import (
+    ArenaPlayer,
+    Challenge,
+    CompetitionDeal,
     DailyStats,
     Event,
     Game,
@@ -26,7 +30,10 @@ from app.db.models import (
     MoveRecord,
     Player,
     PlayerStats,
+    QueuedRacer,
     Race,
+    RaceRating,
+    RatingChange,
     Room,
     RoomMember,
 )
@@ -37,11 +44,11 @@ from app.services.seal import shown_number
 EXPORT_FORMAT = 1
 
 
-def exported_deal(game: Game, race_finished: bool | None) -> int | None:
+def exported_deal(game: Game, race_finished: bool | None, own_sealed: bool = False) -> int | None:
     """The deal number an export may show for one of the player's games: the seal's own rule
-    (app/services/seal.py: a rated game in play, and a game of a race still on, hide their
-    number from everyone, owner included)."""
-    race_on = game.race_id is not None and not race_finished
+    (app/services/seal.py: a rated game in play, a game of a race still on, and a game of a
+    sealed deal of one's own hide their number from everyone, owner included)."""
+    race_on = (game.race_id is not None and not race_finished) or own_sealed
     return shown_number(game.deal, rated=game.rated, status=game.status, race_on=race_on)
 
 
@@ -63,6 +70,14 @@ def export(db: Session, player_id: str) -> dict[str, Any]:
     ids = [g.id for g in games]
     race_ids = {g.race_id for g in games if g.race_id is not None}
     races = {r.id: r for r in db.scalars(select(Race).where(Race.id.in_(race_ids)))}
+    own_sealed = {
+        (slug, deal)
+        for slug, deal in db.execute(
+            select(CompetitionDeal.game, CompetitionDeal.deal).where(
+                CompetitionDeal.player_id == player_id, CompetitionDeal.sealed_until > now()
+            )
+        )
+    }
     logs: dict[str, list[dict[str, Any]]] = {i: [] for i in ids}
     for move in db.scalars(
         select(MoveRecord).where(MoveRecord.game_id.in_(ids)).order_by(MoveRecord.seq)
@@ -85,7 +100,7 @@ def export(db: Session, player_id: str) -> dict[str, Any]:
             {
                 "id": g.id,
                 "game": g.game,
-                "deal": exported_deal(g, finished_race),
+                "deal": exported_deal(g, finished_race, (g.game, g.deal) in own_sealed),
                 "rules": g.rules,
                 "rated": g.rated,
                 "status": g.status,
@@ -108,6 +123,11 @@ def export(db: Session, player_id: str) -> dict[str, Any]:
         .order_by(RoomMember.joined_at)
     ).all()
     mine = {g.race_id: g for g in games if g.race_id is not None}
+    changes = db.scalars(
+        select(RatingChange)
+        .where(RatingChange.player_id == player_id)
+        .order_by(RatingChange.created_at, RatingChange.race_id)
+    ).all()
     return {
         "format": EXPORT_FORMAT,
         "exported_at": _iso(now()),
@@ -174,7 +194,40 @@ def export(db: Session, player_id: str) -> dict[str, Any]:
             }
             for race in sorted(races.values(), key=lambda r: r.id)
         ],
-        "ratings": {},  # race ratings (contract v3) are not kept yet
+        # Race ratings per game, each change with the rated race that made it.
+        "ratings": {
+            r.game: {
+                "rating": r.mu - 3 * r.sigma,
+                "mu": r.mu,
+                "sigma": r.sigma,
+                "races": r.races,
+                "changes": [
+                    {
+                        "race": c.race_id,
+                        "place": c.place,
+                        "forfeit": c.forfeit,
+                        "mu_before": c.mu_before,
+                        "sigma_before": c.sigma_before,
+                        "mu_after": c.mu_after,
+                        "sigma_after": c.sigma_after,
+                        "at": _iso(c.created_at),
+                    }
+                    for c in changes
+                    if c.game == r.game
+                ],
+            }
+            for r in db.scalars(select(RaceRating).where(RaceRating.player_id == player_id))
+        },
+        "challenges": [
+            {"game": c.game, "date": c.day.isoformat(), "game_id": c.game_id, "par": c.par}
+            for c in db.scalars(
+                select(Challenge).where(Challenge.player_id == player_id).order_by(Challenge.day)
+            )
+        ],
+        "events": [
+            {"event": e.arena_id, "joined_at": _iso(e.joined_at)}
+            for e in db.scalars(select(ArenaPlayer).where(ArenaPlayer.player_id == player_id))
+        ],
     }
 
 
@@ -218,7 +271,14 @@ def delete(db: Session, player: Player) -> str:
     player.session_version += 1
     player.deleted_at = now()
     rooms = select(RoomMember.room_code).where(RoomMember.player_id == player.id)
-    for event in db.scalars(select(Event).where(Event.room_code.in_(rooms))):
+    # An event's (arena's) logged standings name its players too ("@<id>").
+    arenas = [
+        f"@{a}"
+        for a in db.scalars(select(ArenaPlayer.arena_id).where(ArenaPlayer.player_id == player.id))
+    ]
+    db.execute(sql_delete(QueuedRacer).where(QueuedRacer.player_id == player.id))
+    logged = or_(Event.room_code.in_(rooms), Event.room_code.in_(arenas))
+    for event in db.scalars(select(Event).where(logged)):
         if old in event.data:
             event.data = json.dumps(_replace_name(json.loads(event.data), old, ghost))
     db.flush()

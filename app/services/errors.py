@@ -180,3 +180,24 @@ class Banned(ServiceError):
     """An operator banned this player: their games do not count and they cannot play rated."""
 
     status, code = 403, "banned"
+
+
+class NotInChallenge(ServiceError):
+    """A competition game on a deal of one's own is clean: no hints, no undo (contract v3)."""
+
+    status, code = 409, "not_in_challenge"
+
+    def __init__(self, what: str) -> None:
+        super().__init__(
+            f"No {what} in a challenge or event game: competition games are played clean."
+        )
+
+
+class AlreadyPlayed(ServiceError):
+    """The player has started today's challenge of this game already (one a day)."""
+
+    status, code = 409, "already_played"
+
+    def __init__(self, game_id: str) -> None:
+        super().__init__("You have played today's challenge of this game already.")
+        self.details = {"game": game_id}

@@ -52,8 +52,10 @@ class GameView:
         """The deal number is secret (seal.number_hidden): a rated or race game in play, or a
         finished one whose competition is still open."""
         g = self.record
-        # A race game in play means its race is on; a finished one asks its deal's seal.
-        racing = g.race_id is not None and (
+        # A race's or a competition's game in play means its competition is on; a finished one
+        # asks its deal's seal. (A casual game's number is the one its player chose.)
+        competing = g.race_id is not None or g.competition is not None
+        racing = competing and (
             not self.finished or (self.seal is not None and self.seal.hides_number)
         )
         return number_hidden(rated=g.rated, playing=not self.finished, race_running=racing)

@@ -65,6 +65,7 @@ from app.services.errors import (
     InvalidRequest,
     NotFound,
     NothingToFinish,
+    NotInChallenge,
     RaceNotStarted,
     SameDealInPlay,
     ServiceError,
@@ -86,6 +87,7 @@ from app.services.seal import (
     Sealer,
     SealKind,
     check_race_read,
+    opened_to_all,
     race_running,
     refusal,
 )
@@ -133,18 +135,23 @@ class Games:
     # Called with (game slug, deal number) once a game has ended and its transaction has
     # committed: the solver judges the deal then (app/services/solver.py), off the move path.
     ended: Callable[[str, int], None] = field(default=lambda game, deal: None)
+    # Called with the id of a competition game (a deal of one's own) once it has ended and its
+    # transaction has committed: an event's live standings (app/services/arenas.py).
+    competition_ended: Callable[[str], None] = field(default=lambda game_id: None)
     # The API's JSON of a state (app/web/api/schemas.py), stored with an Idempotency-Key's log
     # entry so that a retry gets the first answer as it was sent: the answer's shape belongs
     # to the web layer, which the services do not import.
     answer_json: Callable[[GameView], str] = field(default=_no_answers)
     # The UTC date, for the deal of the day's seal (tests set another).
     today: Callable[[], date] = field(default=daily.today)
+    # The time, for the seals of deals of one's own and the daily challenge (tests set another).
+    clock: Callable[[], datetime] = field(default=now)
     sealer: Sealer = field(init=False)
 
     log: MoveLog = field(init=False)
 
     def __post_init__(self) -> None:
-        self.sealer = Sealer(self.deal_key, lambda: self.today())
+        self.sealer = Sealer(self.deal_key, lambda: self.today(), lambda: self.clock())
         self.log = MoveLog(self.deal_key)
 
     # -- starting and reading ------------------------------------------------------------
@@ -182,25 +189,55 @@ class Games:
                 )
                 if in_play is not None:
                     raise DealInPlay(in_play)
-            legal = rules.legal_moves(state)
-            record = GameRow.dealt(
-                new_id(),
-                player_id,
-                slug,
-                number,
-                dumps(state),
-                _status(rules, state, legal, False),
-                stamp,
-                rules=RULES_VERSION,
-                rated=rated,
-            )
-            db.execute(insert(GAME).values(**vars(record)))
-            if rated:  # it counts as played from now on: the player has seen the layout
-                stats.count_dealt(db.connection(), record, stamp)
-            return GameView(
-                record, name, rules, state, legal, max_moves=self.max_moves,
-                idle_cap_ms=self.idle_cap_ms,
-            )  # fmt: skip
+                self.sealer.refuse_start(db, slug, number)
+            return self._deal(db, player_id, name, rules, number, state, stamp, rated=rated)
+
+    def deal_own(self, db: Session, player_id: str, slug: str, number: int, kind: str) -> GameView:
+        """A game of a deal of the player's own in a competition (``kind``: "challenge" or
+        "event"), inside the caller's transaction (which claimed the deal: app/services/pool.py).
+        Casual for win rates; no hints, no undo."""
+        rules = get_ruleset(slug)
+        name = db.scalar(select(Player.name).where(Player.id == player_id))
+        if name is None:
+            raise NotFound("No such player.")
+        state = rules.deal(number, self.deal_key)
+        return self._deal(
+            db, player_id, name, rules, number, state, now(), rated=False, competition=kind
+        )
+
+    def _deal(
+        self,
+        db: Session,
+        player_id: str,
+        name: str,
+        rules: Ruleset,
+        number: int,
+        state: State,
+        stamp: datetime,
+        *,
+        rated: bool,
+        competition: str | None = None,
+    ) -> GameView:
+        legal = rules.legal_moves(state)
+        record = GameRow.dealt(
+            new_id(),
+            player_id,
+            rules.slug,
+            number,
+            dumps(state),
+            _status(rules, state, legal, False),
+            stamp,
+            rules=RULES_VERSION,
+            rated=rated,
+            competition=competition,
+        )
+        db.execute(insert(GAME).values(**vars(record)))
+        if rated:  # it counts as played from now on: the player has seen the layout
+            stats.count_dealt(db.connection(), record, stamp)
+        return GameView(
+            record, name, rules, state, legal, max_moves=self.max_moves,
+            idle_cap_ms=self.idle_cap_ms,
+        )  # fmt: skip
 
     def _end_stuck(self, player_id: str) -> None:
         """A game left with no legal move, only an undo, ends (as lost) when its player starts
@@ -227,7 +264,11 @@ class Games:
             check_race_read(db, record.race_id, record.player_id, viewer)
             related = same_deal.relation(db, viewer, record.game, record.deal)
             same_deal.check_may_see(record.player_id, viewer, related)
-            everything = same_deal.sees_everything(record.player_id, viewer, related)
+            everything = same_deal.sees_everything(record.player_id, viewer, related) or (
+                opened_to_all(record.competition)
+                and record.status != Status.PLAYING
+                and self.sealer.of(db, record.game, record.deal) is None
+            )
             return self._view(db, record, name, masked=not everything)
 
     # -- changing ------------------------------------------------------------------------
@@ -328,6 +369,8 @@ class Games:
             raise DealSealed(
                 "This deal is sealed while its race is on: play it again once the race is over."
             )
+        if view.record.competition is not None and view.number_hidden:
+            raise NotInChallenge("restart")  # one game a day, or the event's next deal
         if not view.finished:
             with suppress(GameOver):  # it ended meanwhile (another tab): nothing to resign
                 self.resign(game_id, player_id)
@@ -419,6 +462,8 @@ class Games:
             self.publish(events)
         if view.finished:
             self.ended(record.game, record.deal)
+            if record.competition is not None:
+                self.competition_ended(record.id)
         return MoveOutcome(view)
 
     def undo(
@@ -439,6 +484,8 @@ class Games:
             self._check_version(record, version)
             if record.status != Status.PLAYING:
                 raise UndoUnavailable("The game is over: there is nothing left to undo.")
+            if record.competition is not None:
+                raise NotInChallenge("undo")
             rules = get_ruleset(record.game)
             active = self.log.active_entries(tx.db, game_id)
             if not active:
@@ -507,6 +554,8 @@ class Games:
         if events:
             self.publish(events)
         self.ended(record.game, record.deal)
+        if record.competition is not None:
+            self.competition_ended(record.id)
         return MoveOutcome(view)
 
     @staticmethod
@@ -602,7 +651,9 @@ class Games:
         sealed = self.sealer.of(db, record.game, record.deal)
         if sealed is not None:
             raise refusal(sealed)
-        if not same_deal.sees_everything(record.player_id, viewer, related):
+        if not same_deal.sees_everything(record.player_id, viewer, related) and not opened_to_all(
+            record.competition
+        ):
             raise DealNotFinished()
         return record, name
 

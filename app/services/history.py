@@ -11,7 +11,8 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from app.db.models import Game
 from app.engine import Status
-from app.services.seal import RACE_RUNNING, Sealer, shown_number
+from app.services.players import now
+from app.services.seal import Sealer, number_secret, shown_number
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,7 +54,9 @@ class History:
             )
 
     def _games(self, db: Session, player_id: str, *, playing: bool, limit: int) -> list[PlayedGame]:
-        query = select(Game, RACE_RUNNING.label("race_on")).where(Game.player_id == player_id)
+        query = select(Game, number_secret(now()).label("race_on")).where(
+            Game.player_id == player_id
+        )
         if playing:
             query = query.where(Game.status == Status.PLAYING)
         else:

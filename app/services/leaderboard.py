@@ -22,13 +22,23 @@ from sqlalchemy import case, func, or_, select
 from sqlalchemy.orm import Session, sessionmaker
 
 from app.db.faults import is_unavailable, summary
-from app.db.models import ALL_GAMES, DailyStats, Game, GameDailyStats, Player, PlayerStats
+from app.db.models import (
+    ALL_GAMES,
+    DailyStats,
+    Game,
+    GameDailyStats,
+    Player,
+    PlayerStats,
+    RaceRating,
+)
 from app.engine import GAMES, Status
 from app.services import same_deal
 from app.services.errors import InvalidRequest, NotFound
-from app.services.players import find_by_name
+from app.services.players import find_by_name, now
+from app.services.ratings import RatingOut, RatingRow, ratings_of
+from app.services.ratings import board as race_board
 from app.services.same_deal import Relation
-from app.services.seal import RACE_RUNNING, Sealer, shown_number
+from app.services.seal import Sealer, number_secret, opened_to_all, shown_number
 from app.services.stats import wilson_lower_bound
 
 BOARD_SIZE = 100
@@ -140,6 +150,22 @@ class Leaderboards:
             with self.sessions() as db:
                 totals = self._totals(db, since)
         return Board(game, period, self.min_games, rows, totals)
+
+    def race_ratings(self, player_ids: list[str], slug: str) -> dict[str, RatingOut]:
+        """The race ratings of one game of some players, by name (those who have one)."""
+        with self.sessions() as db:
+            rows = db.execute(
+                select(Player.name, RaceRating.mu, RaceRating.sigma, RaceRating.races)
+                .join(RaceRating, RaceRating.player_id == Player.id)
+                .where(Player.id.in_(player_ids), RaceRating.game == slug)
+                .order_by(RaceRating.rating.desc(), Player.name)
+            ).all()
+        return {n: RatingOut(mu - 3 * s, mu, s, races) for n, mu, s, races in rows}
+
+    def races(self, slug: str) -> list[RatingRow]:
+        """The race leaderboard of a game (rated races' ratings)."""
+        with self.sessions() as db:
+            return race_board(db, slug)
 
     def player(self, name: str, viewer: str | None = None) -> PlayerRecord:
         """A player's record as ``viewer`` may see it (:func:`player_record`)."""
@@ -278,6 +304,7 @@ class PlayerRecord:
     games: list[GameRecord]  # rated games: every game slug in registry order, then ``all``
     recent: list[RecentGame]
     casual: list[CasualRecord] = field(default_factory=list)  # games with any casual game
+    race_ratings: dict[str, RatingOut] = field(default_factory=dict)  # rated races, per game
 
 
 def player_record(
@@ -307,12 +334,13 @@ def player_record(
             .group_by(Game.game)
         ).all()
         found = db.execute(
-            select(Game, RACE_RUNNING.label("race_on"))
+            select(Game, number_secret(now()).label("race_on"))
             .where(Game.player_id == player.id, or_(Game.rated, Game.first_move_at.is_not(None)))
             .order_by(Game.created_at.desc(), Game.id)
             .limit(RECENT_GAMES)
         ).all()
         recent = [g for g, _ in found]
+        race_ratings = ratings_of(db, player.id)
         racing = {g.id for g, race_on in found if race_on}
         related = (
             {}
@@ -347,6 +375,7 @@ def player_record(
             for g in recent
         ],
         [by_game[slug] for slug in GAMES if slug in by_game],
+        race_ratings,
     )  # fmt: skip
 
 
@@ -360,7 +389,8 @@ def _link(
     board, shown as if in play."""
     if racing:
         return f"/games/{game.id}" if own else None
-    if own or related is Relation.FINISHED:
+    opened = opened_to_all(game.competition) and game.status != Status.PLAYING and not sealed
+    if own or related is Relation.FINISHED or opened:
         replayable = game.status != Status.PLAYING and not sealed
         return f"/games/{game.id}/replay" if replayable else f"/games/{game.id}"
     if related is Relation.IN_PLAY:

@@ -23,6 +23,7 @@ from sqlalchemy.orm import Session
 from app.db.game_rows import GameRow
 from app.db.models import Event, Game, Player, Race, Room
 from app.engine import Status, get_ruleset, loads
+from app.services import ratings
 from app.services.seal import shown_race_deal
 
 EVENT = cast(Table, Event.__table__)
@@ -129,6 +130,7 @@ def race_json(db: Session | Connection, race: Any, racers_now: list[Racer]) -> d
         "games": {r.player: r.game for r in sorted(racers_now, key=lambda r: r.player)},
         # asdict: the fields in their order, as events have always carried them.
         "standings": [asdict(s) for s in rank(racers_now, race.starts_at)],
+        "rated": bool(race.rated),
     }
 
 
@@ -214,6 +216,8 @@ def after_race_step(
         )
         race = db.execute(select(RACE).where(RACE.c.id == race.id)).one()
         kind = "finished"
+        if race.rated:
+            ratings.rate_race(db, race.id, race.game, stamp, [record])
     else:
         kind = "standings"
     data = {"type": kind, "race": race_json(db, race, now_racing)}

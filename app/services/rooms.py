@@ -177,6 +177,8 @@ class Rooms:
                 raise RoomClosed("This room has closed: create a new one.")
             if self._is_member(db, code, player_id):
                 return self._view(db, code)
+            if room.rated:
+                raise RoomClosed("A rated race's racers were paired by the server: watch it.")
             self._check_room_cap(db, player_id)
             members = db.scalar(
                 select(func.count()).select_from(RoomMember).where(RoomMember.room_code == code)
@@ -239,46 +241,87 @@ class Rooms:
                 raise NotAMember("Only the room's players can start a race: join it first.")
             if room.status == RACING:
                 raise RaceRunning("A race is already running in this room.")
-            rules = get_ruleset(room.game)
-            number = self.games.draw_deal()
-            previous = db.scalar(select(func.max(Race.number)).where(Race.room_code == code))
-            race_id = db.execute(
-                insert(Race)
-                .values(
-                    room_code=code,
-                    number=(previous or 0) + 1,
-                    game=room.game,
-                    deal=number,
-                    starts_at=starts_at,
-                    status="running",
-                    finished_at=None,
-                )
-                .returning(Race.id)
-            ).scalar_one()
-            state = rules.deal(number, self.games.deal_key)
-            status = initial_status(rules, state)
-            for member in self._member_ids(db, code):
-                row = GameRow.dealt(
-                    new_id(),
-                    member,
-                    room.game,
-                    number,
-                    dumps(state),
-                    status,
-                    stamp,
-                    rules=RULES_VERSION,
-                    rated=False,  # a chosen deal: casual (README, Fair play)
-                    race_id=race_id,
-                    not_before=starts_at,
-                )
-                db.execute(insert(GAME).values(**vars(row)))
-            db.execute(update(Room).where(Room.code == code).values(status=RACING, active_at=stamp))
-            view = self._view(db, code)
-            ids = [
-                race_events.record(db, code, "race", {"type": "started", "race": view.race}, stamp)
-            ]
+            if room.rated:
+                raise RoomClosed("A rated race's room holds one race: queue again for another.")
+            view, ids = self._race(db, code, room.game, stamp, starts_at, rated=False)
         self.publish(ids)
         return view
+
+    def form_rated(
+        self, db: Session, slug: str, player_ids: list[str], stamp: datetime
+    ) -> tuple[str, list[int]]:
+        """A room of the server's for one rated race of ``player_ids`` (from the race queue,
+        app/services/race_queue.py), started at once with the usual countdown; inside the
+        caller's transaction. Returns the room's code and its events' ids, which the caller
+        publishes after the commit."""
+        code = self._unused_code(db)
+        db.execute(
+            insert(Room).values(
+                code=code,
+                game=slug,
+                created_by=player_ids[0],
+                status=OPEN,
+                created_at=stamp,
+                active_at=stamp,
+                rated=True,
+            )
+        )
+        for pid in player_ids:
+            db.execute(insert(RoomMember).values(room_code=code, player_id=pid, joined_at=stamp))
+        starts_at = stamp + timedelta(seconds=self.limits.countdown_s)
+        _, ids = self._race(db, code, slug, stamp, starts_at, rated=True)
+        return code, ids
+
+    def _race(
+        self,
+        db: Session,
+        code: str,
+        slug: str,
+        stamp: datetime,
+        starts_at: datetime,
+        *,
+        rated: bool,
+    ) -> tuple[RoomView, list[int]]:
+        rules = get_ruleset(slug)
+        number = self.games.draw_deal()  # drawn like a rated deal: sealed until the race ends
+        previous = db.scalar(select(func.max(Race.number)).where(Race.room_code == code))
+        race_id = db.execute(
+            insert(Race)
+            .values(
+                room_code=code,
+                number=(previous or 0) + 1,
+                game=slug,
+                deal=number,
+                starts_at=starts_at,
+                status="running",
+                finished_at=None,
+                rated=rated,
+            )
+            .returning(Race.id)
+        ).scalar_one()
+        state = rules.deal(number, self.games.deal_key)
+        status = initial_status(rules, state)
+        for member in self._member_ids(db, code):
+            row = GameRow.dealt(
+                new_id(),
+                member,
+                slug,
+                number,
+                dumps(state),
+                status,
+                stamp,
+                rules=RULES_VERSION,
+                # Casual for win rates (a race is not a rated game); a rated race changes the
+                # race ratings instead (app/services/ratings.py).
+                rated=False,
+                race_id=race_id,
+                not_before=starts_at,
+            )
+            db.execute(insert(GAME).values(**vars(row)))
+        db.execute(update(Room).where(Room.code == code).values(status=RACING, active_at=stamp))
+        view = self._view(db, code)
+        ids = [race_events.record(db, code, "race", {"type": "started", "race": view.race}, stamp)]
+        return view, ids
 
     def sweep(self) -> None:
         """Forfeits racers silent for longer than the limit and closes idle open rooms."""

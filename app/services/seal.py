@@ -8,12 +8,17 @@ deal is open, the deal is **sealed** for everyone, its players included:
 | a rated game in play | the game ends |
 | a running race | every racer has finished |
 | the deal of the day | the UTC day ends |
+| a daily challenge deal (a deal of one's own) | the UTC day ends |
+| an event's deal (a deal of one's own) | the event ends |
 
 While a deal is sealed no game of it shows a card that was never face up in that game (a
 finished game is shown as if still in play), and no replay, move log, solution, verdict or
 record of it is given. Rated and race games also hide their deal **number** until they end, so
 that a second account cannot deal the same cards (:func:`number_hidden`); the deal of the day's
-number is public, its cards are not.
+number is public, its cards are not. A deal of one's own (app/services/pool.py) is sealed
+while its claim says so, its number hidden, and nobody else may start a game of it meanwhile
+(:meth:`Sealer.refuse_start`); once it opens, its finished games open to everyone
+(:func:`opened_to_all`): the pool never deals it in a competition again.
 
 Every reader of games, deals, lists and events asks here; a leak found later is mended here.
 """
@@ -26,10 +31,10 @@ from datetime import UTC, date, datetime, time, timedelta
 from enum import StrEnum
 from typing import Any
 
-from sqlalchemy import Connection, exists, select
+from sqlalchemy import Connection, exists, or_, select
 from sqlalchemy.orm import Session
 
-from app.db.models import Game, Race
+from app.db.models import CompetitionDeal, Game, Race
 from app.engine import Status
 from app.services import daily
 from app.services.errors import DealSealed, RaceInPlay
@@ -41,6 +46,8 @@ class SealKind(StrEnum):
     RATED = "rated"
     RACE = "race"
     DAILY = "daily"
+    CHALLENGE = "challenge"
+    EVENT = "event"
 
 
 @dataclass(frozen=True)
@@ -56,6 +63,10 @@ class Seal:
         if self.kind is SealKind.RACE:
             return "when the race on it ends"
         assert self.until is not None
+        if self.kind is SealKind.CHALLENGE:
+            return f"at {self.until:%Y-%m-%d %H:%M} UTC, when its day's challenge ends"
+        if self.kind is SealKind.EVENT:
+            return f"at {self.until:%Y-%m-%d %H:%M} UTC, when the event ends"
         return f"at {self.until:%Y-%m-%d %H:%M} UTC, when its day ends"
 
     @property
@@ -77,6 +88,24 @@ def end_of_day(day: date) -> datetime:
 
 # A game's race is still on: its number stays hidden, even once that game is over.
 RACE_RUNNING: Any = exists().where(Race.id == Game.race_id, Race.status == RUNNING)
+
+
+def number_secret(at: datetime) -> Any:
+    """A list's column: the game's number stays hidden, even once the game is over — its race
+    is still on, or it is a competition deal of someone's own still sealed at ``at``."""
+    own = exists().where(
+        CompetitionDeal.game == Game.game,
+        CompetitionDeal.deal == Game.deal,
+        CompetitionDeal.sealed_until > at,
+    )
+    return or_(RACE_RUNNING, own)
+
+
+def opened_to_all(competition: str | None) -> bool:
+    """A finished game on a deal of one's own whose seal has lifted shows everything to
+    everyone (replays, move log): nobody can be dealt that deal in a competition again, so
+    there is no win left to copy. (Called once the seal has been checked.)"""
+    return competition is not None
 
 
 def number_hidden(*, rated: bool, playing: bool, race_running: bool) -> bool:
@@ -125,6 +154,7 @@ class Sealer:
 
     deal_key: bytes
     today: Callable[[], date] = daily.today
+    clock: Callable[[], datetime] = lambda: datetime.now(UTC)
 
     def of(
         self, db: Session | Connection, game: str, deal: int, *, besides: str | None = None
@@ -144,10 +174,39 @@ class Sealer:
             rated = rated.where(Game.id != besides)
         if db.execute(rated.limit(1)).first() is not None:
             return Seal(SealKind.RATED, None)
+        own = self.own_deal(db, game, deal)
+        if own is not None:
+            return own
         day = self.today()
         if daily.is_daily(game, deal, day, self.deal_key):
             return Seal(SealKind.DAILY, end_of_day(day))
         return None
+
+    def own_deal(self, db: Session | Connection, game: str, deal: int) -> Seal | None:
+        """The seal of a deal of someone's own (a challenge's or an event's), while it holds."""
+        claim = db.execute(
+            select(CompetitionDeal.kind, CompetitionDeal.sealed_until).where(
+                CompetitionDeal.game == game, CompetitionDeal.deal == deal
+            )
+        ).first()
+        if claim is None:
+            return None
+        kind, until = claim
+        until = until if until.tzinfo is not None else until.replace(tzinfo=UTC)
+        if until <= self.clock():
+            return None
+        return Seal(SealKind(kind), until)
+
+    def refuse_start(self, db: Session | Connection, game: str, deal: int) -> None:
+        """Nobody may start a game of a deal of someone else's own while it is sealed."""
+        seal = self.own_deal(db, game, deal)
+        if seal is not None:
+            assert seal.until is not None
+            raise DealSealed(
+                "This deal was dealt to one player in a competition that is still open: "
+                f"nobody else may play it until {seal.until:%Y-%m-%d %H:%M} UTC.",
+                seal.until.isoformat(),
+            )
 
     def of_many(
         self, db: Session | Connection, deals: Iterable[tuple[str, int]]

@@ -24,7 +24,7 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session, sessionmaker
 
 from app.db.faults import is_unavailable, summary
-from app.db.models import DealVerdict, Game, GameCoach, GameHint
+from app.db.models import CompetitionDeal, DealVerdict, Game, GameCoach, GameHint
 from app.engine import GAMES, Move, UnknownGame, get_ruleset, loads
 from app.services import stats
 from app.services.errors import (
@@ -36,6 +36,7 @@ from app.services.errors import (
     NoCertifiedDealsLeft,
     NoSlip,
     NotFound,
+    NotInChallenge,
 )
 from app.services.game_views import GameView, plausible_id
 from app.services.games import Games
@@ -63,6 +64,11 @@ from app.solver.hints import fully_visible
 
 T = TypeVar("T")
 log = logging.getLogger(__name__)
+
+
+def _par(verdict: Verdict) -> int | None:
+    """A winnable deal's par: the length of the (shortened) winning line the solver found."""
+    return len(verdict.solution) if verdict.outcome is Outcome.WINNABLE else None
 
 
 @dataclass
@@ -102,6 +108,8 @@ class Solver:
         view = self._own_game(game_id, player_id)
         if view.finished:
             raise GameOver("The game is over: there is nothing left to hint.")
+        if view.record.competition is not None:
+            raise NotInChallenge("hints")
         if view.record.race_id is not None:
             raise HintsOffInRaces(
                 "Hints are off in races: every racer plays the deal on their own."
@@ -411,12 +419,14 @@ class Solver:
                         positions=verdict.positions,
                         certified=False,
                         created_at=now(),
+                        par=_par(verdict),
                     )
                 )
             elif row.outcome == Outcome.UNKNOWN.value:
                 row.outcome = verdict.outcome.value
                 row.solution = " ".join(str(m) for m in verdict.solution) or None
                 row.positions = max(row.positions, verdict.positions)
+                row.par = _par(verdict)
 
     # -- verdicts and the certified pool ------------------------------------------------------
 
@@ -451,6 +461,7 @@ class Solver:
             row.solution = " ".join(str(m) for m in verdict.solution) or None
             row.positions = verdict.positions
             row.certified = certified and verdict.outcome is Outcome.WINNABLE
+            row.par = _par(verdict)
         if certified:
             self._pools = None  # this process certified a deal: read the pools afresh
 
@@ -554,11 +565,16 @@ class Solver:
         except UnknownGame as exc:
             raise InvalidRequest(str(exc)) from None
         mine = select(Game.deal).where(Game.player_id == player_id, Game.game == slug)
+        # Deals of someone's own in a competition (app/services/pool.py) are never dealt again.
+        claimed = select(CompetitionDeal.deal).where(CompetitionDeal.game == slug)
         with self.sessions() as db:
             pool = self.pool_size(slug)
             deals = db.scalars(
                 select(DealVerdict.deal).where(
-                    DealVerdict.game == slug, DealVerdict.certified, DealVerdict.deal.not_in(mine)
+                    DealVerdict.game == slug,
+                    DealVerdict.certified,
+                    DealVerdict.deal.not_in(mine),
+                    DealVerdict.deal.not_in(claimed),
                 )
             ).all()
         name = GAMES[slug].name

@@ -7,6 +7,8 @@ database look-up goes to the thread pool explicitly.
 
 from __future__ import annotations
 
+import hashlib
+import secrets
 from typing import Annotated, Any
 
 from fastapi import Depends, Request
@@ -14,7 +16,9 @@ from starlette.concurrency import run_in_threadpool
 
 from app.config import Settings
 from app.services.accounts import Accounts
+from app.services.arenas import Arenas
 from app.services.availability import Health
+from app.services.challenge import Challenges
 from app.services.deals import Deals
 from app.services.errors import Unauthenticated
 from app.services.feed import RoomFeed
@@ -23,6 +27,7 @@ from app.services.history import History
 from app.services.leaderboard import Leaderboards
 from app.services.players import Players
 from app.services.progress import Progress
+from app.services.race_queue import RaceQueue
 from app.services.rooms import Rooms
 from app.services.solver import Solver
 from app.web.http.newcomers import admit
@@ -31,6 +36,20 @@ from app.web.http.signin_guard import SignInGuard
 
 SESSION_PLAYER = "pid"
 SESSION_VERSION = "sv"  # the player's session_version when this session was signed in
+SESSION_BROWSER = "bid"  # a random id of this browser, kept across sign-ins (the race queue)
+
+
+def session_key(request: Request) -> str:
+    """The browser session a request comes from, for the race queue's pairing rule: the
+    browser's id (made on first use), or for an API caller its token's digest."""
+    scheme, _, token = request.headers.get("authorization", "").partition(" ")
+    if scheme.lower() == "bearer" and token.strip():
+        return "token:" + hashlib.sha256(token.strip().encode()).hexdigest()[:40]
+    browser = request.session.get(SESSION_BROWSER)
+    if not isinstance(browser, str):
+        browser = secrets.token_urlsafe(16)
+        request.session[SESSION_BROWSER] = browser
+    return "browser:" + browser
 
 
 def _service(name: str) -> Any:
@@ -72,11 +91,18 @@ ProgressDep = Annotated[Progress, _service("progress")]
 LeaderboardsDep = Annotated[Leaderboards, _service("leaderboards")]
 HistoryDep = Annotated[History, _service("history")]
 HealthDep = Annotated[Health, _service("health")]
+ChallengesDep = Annotated[Challenges, _service("challenges")]
+RaceQueueDep = Annotated[RaceQueue, _service("race_queue")]
+ArenasDep = Annotated[Arenas, _service("arenas")]
 
 
 def sign_session_in(request: Request, player_id: str, version: int) -> None:
-    """Makes this browser session the player's (a fresh session: a new CSRF token too)."""
+    """Makes this browser session the player's (a fresh session: a new CSRF token too). The
+    browser's id stays: one browser is one session for the race queue, whoever signs in."""
+    browser = request.session.get(SESSION_BROWSER)
     request.session.clear()
+    if isinstance(browser, str):
+        request.session[SESSION_BROWSER] = browser
     request.session[SESSION_PLAYER] = player_id
     request.session[SESSION_VERSION] = version
 

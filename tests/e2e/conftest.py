@@ -109,7 +109,8 @@ def serve(where: Path, **settings: str) -> Iterator[Server]:
     database = where / "e2e.db"
     url = f"sqlite:///{database}"
     migrate(url)
-    port = _free_port()
+    # E2E_PORT: a port of one's own on a shared machine (else any free one).
+    port = int(os.environ.get("E2E_PORT") or _free_port())
     env = {
         **os.environ,
         "APP_ENV": "test",
@@ -131,6 +132,8 @@ def serve(where: Path, **settings: str) -> Iterator[Server]:
         # Those limits are tested on their own (tests/web/test_limits.py, test_faults.py).
         "QUEUE_TIMEOUT_MS": "10000",
         "DB_LOCK_TIMEOUT_MS": "10000",
+        # The race queue forms a race as soon as two strangers wait (tests/e2e/test_compete.py).
+        "RACE_QUEUE_WAIT_S": "0",
         **settings,
     }
     log = where / "server.log"

@@ -13,14 +13,20 @@ import httpx2 as httpx
 from pydantic import BaseModel
 
 from app.web.api.schemas import (
+    ChallengeStandingsAnswer,
     DailyAnswer,
     DealAnswer,
     ErrorAnswer,
+    EventOut,
+    EventsAnswer,
+    EventStandingsAnswer,
     GameState,
     HintAnswer,
     LeaderboardAnswer,
     PlayerAnswer,
     PlayerCreated,
+    QueueAnswer,
+    RaceBoardAnswer,
     ReplayAnswer,
     RoomAnswer,
 )
@@ -41,6 +47,14 @@ _ROUTES: list[tuple[str, str, type[BaseModel]]] = [
     ("POST", "/api/rooms", RoomAnswer),
     ("GET", f"/api/rooms/{_SEGMENT}", RoomAnswer),
     ("POST", f"/api/rooms/{_SEGMENT}/(?:join|leave|start)", RoomAnswer),
+    ("POST", f"/api/daily/{_SEGMENT}", GameState),
+    ("GET", f"/api/daily/{_SEGMENT}/standings", ChallengeStandingsAnswer),
+    ("POST", "/api/races/queue", QueueAnswer),
+    ("GET", "/api/races/queue", QueueAnswer),
+    ("GET", "/api/events", EventsAnswer),
+    ("POST", f"/api/events/{_SEGMENT}/join", EventOut),
+    ("POST", f"/api/events/{_SEGMENT}/next", GameState),
+    ("GET", f"/api/events/{_SEGMENT}/standings", EventStandingsAnswer),
 ]
 ROUTES = [(method, re.compile(f"^{path}$"), model) for method, path, model in _ROUTES]
 
@@ -65,5 +79,7 @@ def check_answer(response: httpx.Response) -> None:
     if "json" not in response.headers.get("content-type", "") or not response.content:
         return
     model = model_of(request.method, request.url.path, response.status_code)
+    if model is LeaderboardAnswer and response.json().get("board") == "races":
+        model = RaceBoardAnswer
     if model is not None:
         model.model_validate(response.json())

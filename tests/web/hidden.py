@@ -35,7 +35,7 @@ from fastapi import FastAPI
 from itsdangerous import BadSignature, TimestampSigner
 from sqlalchemy import select
 
-from app.db.models import Game, MoveRecord, Player, Race
+from app.db.models import CompetitionDeal, Game, MoveRecord, Player, Race
 from app.engine import Move, Ruleset, State, get_ruleset
 from app.engine.cards import RANK_LABELS, RANKS, SUITS, name_of, parse_code
 from app.engine.deals import deal_seed
@@ -165,6 +165,10 @@ class HiddenCardGuard:
             "cards that are hidden in the viewer's own game"
         )
         self.same_deal_checks += 1
+        if record.competition is not None and record.status != "playing":
+            # A deal of someone's own, once its seal lifts, is open to all: no competition
+            # deals it again (app/services/pool.py).
+            return bool(mine) or not self._own_sealed(record)
         return bool(mine)
 
     def _may_see(self, game_id: str) -> None:
@@ -260,10 +264,24 @@ class HiddenCardGuard:
         """A rated game in play or a game of a running race: its number is nowhere in the body
         (a casual game's number is the one its player chose). Returns whether hidden."""
         hidden = (record.rated and record.status == "playing") or self._race_on_id(record)
-        if hidden:
+        if record.competition is not None:  # a deal of one's own: hidden while sealed
+            hidden = hidden or record.status == "playing" or self._own_sealed(record)
+        # A certified pool's deal numbers are small (1, 2, 3, …): "9" is in any body, so the
+        # JSON's deal field (checked by the caller) says it for those.
+        if hidden and record.deal >= 100_000:
             assert str(record.deal) not in body, "a sealed deal number reached a client"
             self.number_checks += 1
         return hidden
+
+    def _own_sealed(self, record: Game) -> bool:
+        """A deal of someone's own (a challenge's, an event's) whose claim still holds."""
+        with self._session() as db:
+            until = db.scalar(
+                select(CompetitionDeal.sealed_until).where(
+                    CompetitionDeal.game == record.game, CompetitionDeal.deal == record.deal
+                )
+            )
+        return until is not None and until > self.app.state.services.games.clock()
 
     def _sealed(self, record: Game) -> bool:
         sealed = bool(self._seals(record))
@@ -293,6 +311,7 @@ class HiddenCardGuard:
         daily = daily_deal(record.game, day, settings.deal_key_bytes) == record.deal
         kinds = {"race"} if racing is not None else set()
         kinds |= {"rated"} if rated is not None else set()
+        kinds |= {"own"} if self._own_sealed(record) else set()
         return kinds | ({"daily"} if daily else set())
 
     def _shared_faces(self, record: Game) -> set[str]:
@@ -374,7 +393,7 @@ class HiddenCardGuard:
 
 CARD_CODE_RE = re.compile(r"[A23456789TJQK][CDHS]")
 PROGRESS_KEYS = {"player", "game", "moves", "foundation_cards", "status"}
-EVENT_KINDS = {"room", "race", "progress"}
+EVENT_KINDS = {"room", "race", "progress", "standings"}  # standings: an event's (arena)
 CARD_KEYS = {"piles", "cards", "state", "log", "stock", "waste", "legal_moves"}
 
 

@@ -37,7 +37,13 @@ def free_port() -> int:
 @contextmanager
 def uvicorn_server(database_url: str, log: Path, **env: str) -> Iterator[str]:
     """``uvicorn --factory app.main:create_app`` on a free port; yields its base URL."""
-    port = free_port()
+    with uvicorn_server_on(free_port(), database_url, log, **env) as base:
+        yield base
+
+
+@contextmanager
+def uvicorn_server_on(port: int, database_url: str, log: Path, **env: str) -> Iterator[str]:
+    """As :func:`uvicorn_server`, on a chosen port (a range of one's own on a shared box)."""
     environment = {
         **os.environ,
         "APP_ENV": "test",

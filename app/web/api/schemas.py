@@ -23,9 +23,13 @@ from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, WithJsonSche
 from pydantic_core import to_json
 
 from app.engine import GAMES
+from app.services.arenas import ArenaStanding, ArenaView
+from app.services.challenge import ChallengeStatus, Standings
 from app.services.deals import DealSummary, FinishedGame
 from app.services.game_views import GameView
 from app.services.leaderboard import Board, PlayerRecord
+from app.services.race_queue import QueueState
+from app.services.ratings import RatingRow
 from app.services.rooms import RoomView
 
 GameSlug = Literal["quadrangle", "quadruple-interchange", "corners", "castles-end", "patriarchs"]
@@ -109,7 +113,8 @@ _WHY = {
     404: "Nothing by that id or name (`not_found`).",
     409: "A conflict with the game or room as it is now (`stale_version`, `game_over`, "
     "`undo_unavailable`, `race_not_started`, `deal_in_play`, `no_certified_deals`, "
-    "`game_in_play`, `room_full`, `room_closed`, `too_many_rooms`, `race_running`).",
+    "`game_in_play`, `room_full`, `room_closed`, `too_many_rooms`, `race_running`, "
+    "`already_played`, `not_in_challenge`).",
     413: "The request body is too large (`payload_too_large`).",
     422: "A malformed request (`invalid_request`), an illegal move (`illegal_move`) or a reused "
     "Idempotency-Key (`idempotency_key_reused`).",
@@ -330,9 +335,75 @@ class ReplayAnswer(Answer):
     game: GameState = Field(description="The game after `step` moves, every card shown.")
 
 
+class ChallengeOut(Answer):
+    date: str = Field(description="The UTC date of the challenge, ISO 8601.")
+    starts_at: str = Field(description="ISO 8601: the UTC day's start.")
+    ends_at: str = Field(description="ISO 8601: the UTC day's end (the seal lifts then).")
+    your_game: str | None = Field(description="The caller's challenge game today, if started.")
+    streak: int = Field(description="Consecutive UTC days with a win of this challenge.")
+
+
 class DailyAnswer(Answer):
     date: str = Field(description="The UTC date, ISO 8601.")
     deals: dict[GameSlug, int] = Field(description="Today's deal number of each game.")
+    challenge: dict[GameSlug, ChallengeOut] = Field(
+        description="Each game's daily challenge for the caller (a deal of their own)."
+    )
+
+
+class StandingOut(Answer):
+    rank: int | None = Field(description="Wins only, by moves over par then active time.")
+    player: str
+    status: Literal["playing", "won", "lost"]
+    moves: int
+    par: int
+    over_par: int | None = Field(description="Moves over par, for a win.")
+    active_ms: int
+    game: str | None = Field(
+        description="The game's id: once the day is over, for the day's best games (replays)."
+    )
+
+
+class ChallengeStandingsAnswer(Answer):
+    game: GameSlug
+    date: str
+    ends_at: str
+    final: bool = Field(description="The day is over: the standings are final.")
+    standings: list[StandingOut]
+
+
+def challenge_out(status: ChallengeStatus) -> dict[str, Any]:
+    return {
+        "date": status.day.isoformat(),
+        "starts_at": status.starts_at.isoformat(),
+        "ends_at": status.ends_at.isoformat(),
+        "your_game": status.your_game,
+        "streak": status.streak,
+    }
+
+
+def challenge_standings(standings: Standings) -> ChallengeStandingsAnswer:
+    return ChallengeStandingsAnswer.model_validate(
+        {
+            "game": standings.game,
+            "date": standings.day.isoformat(),
+            "ends_at": standings.ends_at.isoformat(),
+            "final": standings.closed,
+            "standings": [
+                {
+                    "rank": r.rank,
+                    "player": r.player,
+                    "status": r.status,
+                    "moves": r.moves,
+                    "par": r.par,
+                    "over_par": r.over_par,
+                    "active_ms": r.active_ms,
+                    "game": r.game_id,
+                }
+                for r in standings.rows
+            ],
+        }
+    )
 
 
 # -- leaderboards and player records --------------------------------------------------------
@@ -415,11 +486,62 @@ class RecentGameOut(Answer):
     link: str | None = Field(description="What the caller may open of it, if anything.")
 
 
+class RaceRatingOut(Answer):
+    rating: float = Field(description="mu - 3 sigma.")
+    mu: float
+    sigma: float
+    races: int
+
+
 class PlayerAnswer(Answer):
     player: str
     games: list[GameRecordOut] = Field(description="Rated games, per game and `all`.")
     casual: list[CasualRecordOut]
     recent: list[RecentGameOut]
+    race_ratings: dict[GameSlug, RaceRatingOut] = Field(
+        default_factory=dict, description="Race ratings from rated races, per game."
+    )
+
+
+class RaceBoardRow(Answer):
+    rank: int
+    player: str
+    rating: float
+    mu: float
+    sigma: float
+    races: int
+
+
+class RaceBoardAnswer(Answer):
+    game: GameSlug
+    board: Literal["races"]
+    rows: list[RaceBoardRow]
+
+
+def race_board_answer(slug: str, rows: list[RatingRow]) -> RaceBoardAnswer:
+    return RaceBoardAnswer.model_validate(
+        {"game": slug, "board": "races", "rows": [vars(r) for r in rows]}
+    )
+
+
+class QueueAnswer(Answer):
+    queued: bool = Field(description="Waiting for a race (false once one is formed).")
+    game: GameSlug | None
+    joined_at: str | None
+    waiting: int = Field(description="Players waiting for this game's race now.")
+    room: RoomAnswer | None = Field(description="The rated race formed for the caller.")
+
+
+def queue_answer(state: QueueState) -> QueueAnswer:
+    return QueueAnswer.model_validate(
+        {
+            "queued": state.queued,
+            "game": state.game,
+            "joined_at": None if state.joined_at is None else state.joined_at.isoformat(),
+            "waiting": state.waiting,
+            "room": None if state.room is None else room_answer(state.room).model_dump(),
+        }
+    )
 
 
 def player_answer(record: PlayerRecord) -> PlayerAnswer:
@@ -440,6 +562,7 @@ def player_answer(record: PlayerRecord) -> PlayerAnswer:
                 for g in record.games
             ],
             "casual": [{"game": c.game, "played": c.played, "won": c.won} for c in record.casual],
+            "race_ratings": {slug: vars(r) for slug, r in record.race_ratings.items()},
             "recent": [
                 {
                     "id": r.id,
@@ -472,7 +595,9 @@ class FinishedGameOut(Answer):
 
 
 class Sealed(Answer):
-    kind: Literal["rated", "race", "daily"] = Field(description="What keeps the deal sealed.")
+    kind: Literal["rated", "race", "daily", "challenge", "event"] = Field(
+        description="What keeps the deal sealed."
+    )
     opens_at: str | None = Field(description="ISO 8601 when known; null: when it ends.")
     message: str
 
@@ -569,6 +694,9 @@ class RaceOut(Answer):
     finished_at: str | None
     games: dict[str, str] = Field(description="Player name → game id.")
     standings: list[Standing]
+    rated: bool = Field(
+        default=False, description="Formed by the server from the race queue: it is rated."
+    )
 
 
 class RoomAnswer(Answer):
@@ -590,4 +718,52 @@ def room_answer(room: RoomView) -> RoomAnswer:
             "players": room.players,
             "race": room.race,
         }
+    )
+
+
+# -- events (arenas) --------------------------------------------------------------------------
+
+
+class EventOut(Answer):
+    id: int
+    game: GameSlug
+    starts_at: str
+    ends_at: str
+    status: Literal["scheduled", "running", "finished"]
+    players: int
+
+
+class EventsAnswer(Answer):
+    events: list[EventOut]
+
+
+class EventStandingOut(Answer):
+    rank: int
+    player: str
+    points: int
+    wins: int
+    games: int = Field(description="Finished games.")
+    active_ms: int
+    streak: int = Field(description="Wins in a row now: the next win scores double from 2.")
+
+
+class EventStandingsAnswer(Answer):
+    event: EventOut
+    standings: list[EventStandingOut]
+
+
+def event_out(view: ArenaView) -> dict[str, Any]:
+    return {
+        "id": view.id,
+        "game": view.game,
+        "starts_at": view.starts_at.isoformat(),
+        "ends_at": view.ends_at.isoformat(),
+        "status": view.status,
+        "players": view.players,
+    }
+
+
+def event_standings_answer(view: ArenaView, rows: list[ArenaStanding]) -> EventStandingsAnswer:
+    return EventStandingsAnswer.model_validate(
+        {"event": event_out(view), "standings": [vars(r) for r in rows]}
     )

@@ -3,11 +3,12 @@ Their pages are in app/web/pages/stats.py."""
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Literal
 
 from fastapi import APIRouter, Path, Query
 
 from app.services import daily
+from app.services.errors import InvalidRequest
 from app.services.game_views import ReplayView
 from app.services.leaderboard import parse_board_args
 from app.web.api.schemas import (
@@ -17,14 +18,17 @@ from app.web.api.schemas import (
     JSONBytes,
     LeaderboardAnswer,
     PlayerAnswer,
+    RaceBoardAnswer,
     ReplayAnswer,
     answer,
+    challenge_out,
     errors_of,
     game_state_data,
     leaderboard,
     player_answer,
+    race_board_answer,
 )
-from app.web.deps import ApiViewer, GamesDep, LeaderboardsDep, SettingsDep
+from app.web.deps import ApiViewer, ChallengesDep, GamesDep, LeaderboardsDep, SettingsDep
 
 router = APIRouter()
 
@@ -33,19 +37,34 @@ router = APIRouter()
 BoardGameArg = Annotated[BoardGame | None, Query(description="A game, or `all` (default).")]
 BoardPeriodArg = Annotated[BoardPeriod | None, Query(description="`all` (default), 30d or 7d.")]
 PlayerName = Annotated[str, Path(max_length=64)]
+BoardKindArg = Annotated[
+    Literal["wins", "races"] | None,
+    Query(description="`wins` (default: win rates) or `races` (race ratings, per game)."),
+]
 # A replay step beyond the log shows the end; the bound keeps the number sane.
 StepArg = Annotated[int | None, Query(ge=0, le=100_000)]
 
 
 @router.get(
-    "/api/leaderboard", tags=["api"], response_model=LeaderboardAnswer, responses=errors_of()
+    "/api/leaderboard",
+    tags=["api"],
+    response_model=LeaderboardAnswer | RaceBoardAnswer,
+    responses=errors_of(),
 )
 def leaderboard_json(
-    boards: LeaderboardsDep, game: BoardGameArg = None, period: BoardPeriodArg = None
+    boards: LeaderboardsDep,
+    game: BoardGameArg = None,
+    period: BoardPeriodArg = None,
+    board: BoardKindArg = None,
 ) -> JSONBytes:
     """Players with at least the minimum of played games, ranked by the lower bound of the 95%
     Wilson score interval of their win rate, then by wins; and each game's overall win rate.
-    No ``game``: all games together. ``period``: ``all`` (default), ``30d`` or ``7d``."""
+    No ``game``: all games together. ``period``: ``all`` (default), ``30d`` or ``7d``.
+    ``board=races`` (with a ``game``): the race leaderboard, by race rating (mu - 3 sigma)."""
+    if board == "races":
+        if not game or game == "all":
+            raise InvalidRequest("The race leaderboard is per game: add game=<slug>.")
+        return answer(race_board_answer(game, boards.races(game)))
     slug, chosen = parse_board_args(game, period)
     return answer(leaderboard(boards.board(slug, chosen)))
 
@@ -104,9 +123,17 @@ def _replay_answer(replay: ReplayView) -> JSONBytes:
     return answer(ReplayAnswer.model_validate(data), exclude_unset=True)
 
 
-@router.get("/api/daily", tags=["api"], response_model=DailyAnswer, responses=errors_of())
-def daily_json(settings: SettingsDep) -> JSONBytes:
-    """Today's deal of each game (UTC): casual games, ranked by fewest moves on the deal page."""
+@router.get("/api/daily", tags=["api"], response_model=DailyAnswer, responses=errors_of(401))
+def daily_json(settings: SettingsDep, viewer: ApiViewer, challenges: ChallengesDep) -> JSONBytes:
+    """Today's deal of each game (UTC): casual games, ranked by fewest moves on the deal page;
+    and each game's daily challenge for the caller (send your bearer token for your game and
+    streak)."""
     day = daily.today()
     deals = daily.daily_deals(day, settings.deal_key_bytes)
-    return answer(DailyAnswer.model_validate({"date": day.isoformat(), "deals": deals}))
+    mine = challenges.status(viewer)
+    data = {
+        "date": day.isoformat(),
+        "deals": deals,
+        "challenge": {slug: challenge_out(status) for slug, status in mine.items()},
+    }
+    return answer(DailyAnswer.model_validate(data))

@@ -8,6 +8,7 @@ from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, Response
 from starlette.exceptions import HTTPException
+from starlette.routing import Match
 
 from app.services.errors import ServiceError
 from app.web.pages.templating import render
@@ -94,7 +95,32 @@ def install(app: FastAPI) -> None:
         # which names HEAD too wherever GET is allowed (app/web/http/headers.py answers it).
         headers = dict(exc.headers or {})
         allow = [m.strip() for m in headers.get("Allow", "").split(",") if m.strip()]
+        if exc.status_code == 405:
+            # Starlette names the methods of the first route of the path only; a path served
+            # by several routes (GET, POST and DELETE /api/races/queue) allows them all.
+            allow = sorted({*allow, *_methods_of_path(request)}, key=_METHOD_ORDER.index)
+            headers["Allow"] = ", ".join(allow)
         if "GET" in allow and "HEAD" not in allow:
             headers["Allow"] = ", ".join([*allow, "HEAD"])
         response.headers.update(headers)
         return response
+
+
+_METHOD_ORDER = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS", "TRACE", "CONNECT"]
+
+
+def _methods_of_path(request: Request) -> set[str]:
+    """Every method some route of the app serves at this request's path (routers included
+    in the app are walked: each route carries its full path)."""
+    found: set[str] = set()
+    routes = list(request.app.router.routes)
+    while routes:
+        route = routes.pop()
+        inner = getattr(route, "original_router", None)
+        if inner is not None:
+            routes.extend(inner.routes)
+            continue
+        methods = getattr(route, "methods", None)
+        if methods and route.matches(request.scope)[0] is not Match.NONE:
+            found |= {m for m in methods if m in _METHOD_ORDER}
+    return found

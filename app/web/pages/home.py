@@ -21,6 +21,7 @@ from app.services.history import MyGames
 from app.services.players import check_name, name_key
 from app.web.deps import (
     SESSION_VERSION,
+    ArenasDep,
     BrowserPlayer,
     DealsDep,
     GamesDep,
@@ -71,6 +72,7 @@ def home(
     solver: SolverDep,
     rooms: RoomsDep,
     history: HistoryDep,
+    arenas: ArenasDep,
 ) -> Response:
     return render(
         request,
@@ -82,6 +84,7 @@ def home(
             "live": rooms.live(10),
             "playing_now": rooms.playing_now(),
             "certified": solver.certified_games(),
+            "events": [e for e in arenas.listed() if e.status != "finished"],
         },
     )
 

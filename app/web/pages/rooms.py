@@ -34,7 +34,14 @@ from app.services.errors import InvalidRequest, NotFound
 from app.services.feed import EventRow
 from app.services.game_views import GameView
 from app.services.rooms import Rooms, RoomView, normalize_code
-from app.web.deps import SESSION_PLAYER, BrowserPlayer, GamesDep, RoomsDep, ViewerDep
+from app.web.deps import (
+    SESSION_PLAYER,
+    BrowserPlayer,
+    GamesDep,
+    LeaderboardsDep,
+    RoomsDep,
+    ViewerDep,
+)
 from app.web.http.ratelimit import limit_costly
 from app.web.pages.board import GameHeader, pile_views, status_context
 from app.web.pages.templating import csrf_token, render, templates
@@ -64,8 +71,9 @@ def live_context(room: RoomView, viewer: str | None) -> dict[str, Any]:
         "my_game": my_game,
         # Spectators may watch racers' boards; a racer still playing may not (same-deal rule).
         "may_watch": race is not None and race["status"] == "running" and not racing,
-        "can_join": not member and room.status != "closed",
-        "can_start": member and room.status == "open",
+        "can_join": not member and room.status != "closed" and not (room.race or {}).get("rated"),
+        # A rated race's room holds one race: no rematch (app/services/rooms.py).
+        "can_start": member and room.status == "open" and not (room.race or {}).get("rated"),
         "finished": race is not None and race["status"] == "finished",
     }
 
@@ -237,13 +245,18 @@ def find_room(code: Annotated[str, Form(max_length=32)], rooms: RoomsDep) -> Res
 
 
 @router.get("/rooms/{code}")
-def room_page(request: Request, code: str, viewer: ViewerDep, rooms: RoomsDep) -> Response:
+def room_page(
+    request: Request, code: str, viewer: ViewerDep, rooms: RoomsDep, boards: LeaderboardsDep
+) -> Response:
     """A room as its visitor sees it; reading it makes no player (joining does)."""
     room = rooms.get(code)
     if room.code != code:  # typed in lower case: the canonical address
         return RedirectResponse(room.url, status_code=303)
     context = live_context(room, viewer)
     context.update({"last_event": rooms.last_event_id(room.code), "oob": False, "share": room.url})
+    rated = bool(room.race and room.race.get("rated"))
+    ratings = boards.race_ratings([p["id"] for p in room.players], room.game) if rated else {}
+    context.update({"rated": rated, "ratings": ratings})
     return render(request, "pages/room.html", context)
 
 

@@ -14,6 +14,8 @@ from app.services.errors import NotFound
 from app.services.game_views import ReplayView
 from app.services.leaderboard import Period, parse_board_args
 from app.web.deps import (
+    ArenasDep,
+    ChallengesDep,
     GamesDep,
     LeaderboardsDep,
     ProgressDep,
@@ -53,6 +55,8 @@ def player_page(
     boards: LeaderboardsDep,
     rooms: RoomsDep,
     progress: ProgressDep,
+    challenges: ChallengesDep,
+    arenas: ArenasDep,
 ) -> Response:
     record = boards.player(name, viewer)
     races = rooms.results_of(record.name)
@@ -68,9 +72,14 @@ def player_page(
         for h in progress.histories(record.name)
         if h.game in GAMES
     ]
-    return render(
-        request, "pages/player.html", {"record": record, "races": races, "charts": charts}
-    )
+    context = {
+        "record": record,
+        "races": races,
+        "charts": charts,
+        "challenge_streaks": challenges.streaks_by_name(record.name),
+        "event_results": arenas.results_of(record.name),
+    }
+    return render(request, "pages/player.html", context)
 
 
 @router.get("/games/{game_id}/replay", include_in_schema=False)
