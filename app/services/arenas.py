@@ -196,6 +196,13 @@ class Arenas:
 
     # -- players -------------------------------------------------------------------------
 
+    def joined(self, arena_id: int, player_id: str | None) -> bool:
+        """Whether the player has joined the event (None: a visitor with no player yet)."""
+        if player_id is None:
+            return False
+        with self.sessions() as db:
+            return db.get(ArenaPlayer, (arena_id, player_id)) is not None
+
     def join(self, arena_id: int, player_id: str) -> ArenaView:
         """Joins an event (before it starts or while it runs: joining late is allowed)."""
         with self.sessions() as db:

@@ -21,7 +21,7 @@ from app.db.models import Event, Game
 from app.services.arenas import STANDINGS_KIND, channel, score
 from app.services.recount import recount
 from tests.web.competition_support import GAME, ensure_fresh, win
-from tests.web.support import error_code, new_player, stored_deal
+from tests.web.support import browser_post, error_code, new_player, stored_deal
 
 
 def create_event(settings: Settings, capsys: pytest.CaptureFixture[str], **kw: Any) -> int:
@@ -168,3 +168,15 @@ def test_recount_finds_a_game_whose_row_disagrees_with_its_log(
     finally:
         with app.state.services.sessions.begin() as db:
             db.execute(update(Game).where(Game.id == game["id"]).values(moves=Game.moves + 1))
+
+
+def test_the_event_page_offers_join_until_joined_then_the_next_deal(
+    client: TestClient, settings: Settings, capsys: pytest.CaptureFixture[str]
+) -> None:
+    event = create_event(settings, capsys)
+    page = client.get(f"/events/{event}").text
+    assert ">Join</button>" in page and "Play my next deal" not in page
+    assert browser_post(client, f"/events/{event}/join", {}).status_code in (200, 303)
+    page = client.get(f"/events/{event}").text
+    assert ">Join</button>" not in page and "Play my next deal" in page
+    assert "You have joined this event." in page

@@ -144,11 +144,14 @@ EventId = Annotated[int, PathParam(ge=1, le=2**31 - 1)]
 
 
 @router.get("/events/{event_id}")
-def event_page(request: Request, event_id: EventId, arenas: ArenasDep) -> Response:
+def event_page(
+    request: Request, event_id: EventId, arenas: ArenasDep, viewer: ViewerDep
+) -> Response:
     """An event: its times, how to play, and the standings (live while it runs, the results
-    once it is over)."""
+    once it is over). A player who has joined is offered their next deal, not Join again."""
     view, rows = arenas.standings(event_id)
     context = {
+        "joined": arenas.joined(event_id, viewer),
         "event": view,
         "rules": GAMES[view.game],
         "rows": rows,
