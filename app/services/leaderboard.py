@@ -97,7 +97,7 @@ def parse_board_args(game: str | None, period: str | None) -> tuple[str | None, 
     elif game in GAMES:
         slug = game
     else:
-        raise InvalidRequest(f"There is no game called {game!r}.")
+        raise InvalidRequest("There is no game called %(game)s.", game=repr(game))
     try:
         chosen = Period(period or "all")
     except ValueError:

@@ -657,7 +657,7 @@ class Solver:
         stopped. Returns the pool's size.
         """
         if slug not in GAMES:
-            raise InvalidRequest(f"There is no game called {slug!r}.")
+            raise InvalidRequest("There is no game called %(game)s.", game=repr(slug))
         limit = max_deals if max_deals is not None else max(20 * count, 100)
         ends = None if max_seconds is None else clock() + max_seconds
         have = self.pool_size(slug)

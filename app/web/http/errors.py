@@ -12,6 +12,7 @@ from starlette.exceptions import HTTPException
 from app.services.errors import ServiceError
 from app.web.pages.templating import render
 from app.web.state import settings_of
+from app.web.words import service_message
 
 _HTTP_CODES = {404: "not_found", 405: "method_not_allowed", 401: "unauthenticated"}
 _UNREADABLE_BODY = (
@@ -58,9 +59,9 @@ def install(app: FastAPI) -> None:
     @app.exception_handler(ServiceError)
     async def _service_error(request: Request, exc: ServiceError) -> Response:
         if is_api(request):
-            response: Response = error_json(exc.status, exc.code, exc.message, **exc.details)
+            response: Response = error_json(exc.status, exc.code, service_message(exc), **exc.details)
         else:
-            response = error_page(request, exc.status, exc.message, exc.code)
+            response = error_page(request, exc.status, service_message(exc), exc.code)
         response.headers.update(getattr(exc, "headers", {}))
         if exc.status == 503:
             response.headers["Retry-After"] = str(settings_of(request).retry_after_seconds)

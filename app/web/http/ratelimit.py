@@ -29,7 +29,8 @@ class RateLimited(ServiceError):
     status, code = 429, "rate_limited"
 
     def __init__(self, message: str, retry_after: int) -> None:
-        super().__init__(message)
+        # ``reason``: a message of the catalogs itself (app/web/words.py says it too).
+        super().__init__("%(reason)s (try again in %(retry)s s)", reason=message, retry=retry_after)
         self.retry_after = retry_after
         self.headers = {"Retry-After": str(retry_after)}
 
@@ -117,7 +118,7 @@ class RateLimits:
                 return
             if stats is not None:
                 retry = max(1, math.ceil(stats.reset_time - time.time()))
-                raise RateLimited(f"{rule.message} (try again in {retry} s)", retry)
+                raise RateLimited(rule.message, retry)
 
     def hit_address(self, request: Request, rule: Rule | None = None) -> None:
         """Counts against the address's overall limit, and against ``rule`` for it."""

@@ -188,8 +188,8 @@ class SignInGuard:
             "never signed in from. To keep it safe, a browser that has not signed in as this "
             "name before must first do about a second of work: type your password again and "
             "this page does it (it needs JavaScript). Without JavaScript, sign in on a device "
-            f"you have signed in on before, or wait about {minutes} minute"
-            f"{'s' * (minutes != 1)}."
+            "you have signed in on before, or wait about %(minutes)s min.",
+            minutes=minutes,
         )
 
     # -- proofs of work --------------------------------------------------------------------------

@@ -12,6 +12,7 @@ from app.services.errors import ServiceError
 from app.web.deps import AccountsDep, PlayersDep, ViewerDep
 from app.web.download import json_download
 from app.web.pages.templating import render
+from app.web.words import service_message
 
 router = APIRouter()
 
@@ -43,7 +44,7 @@ def delete_account(
     try:
         accounts.delete_own(viewer, password or None)
     except ServiceError as exc:
-        context = {"title": "Account not deleted", "message": exc.message}
+        context = {"title": "Account not deleted", "message": service_message(exc)}
         return render(request, "pages/error.html", context, exc.status)
     players.forget(viewer)
     request.session.clear()

@@ -18,6 +18,7 @@ from app.services.errors import BadCredentials, InvalidRequest, NotFound, Servic
 from app.services.games import GameView
 from app.services.history import MyGames
 from app.services.players import check_name, name_key
+from app.web import i18n
 from app.web.deps import (
     SESSION_VERSION,
     BrowserPlayer,
@@ -56,6 +57,7 @@ from app.web.pages.templating import (
 )
 from app.web.pages.wins import win_comparison
 from app.web.state import limits_of, settings_of, signin_guard_of
+from app.web.words import service_message
 
 router = APIRouter()
 SAFE_BACK = re.compile(r"/(?![/\\])[A-Za-z0-9/_.~%?=&-]*")
@@ -196,8 +198,42 @@ def save_prefs(
         chosen.add("dark")
     if f"back-{cardback}" in PREF_FLAGS:
         chosen.add(f"back-{cardback}")
-    kept = {f for f in prefs_of(request).flags if f.startswith("guide-")}
+    kept = {f for f in prefs_of(request).flags if f.startswith(("guide-", i18n.LANG_PREF))}
     return _store_prefs(request, viewer, players, Prefs(frozenset(chosen | kept)), back)
+
+
+@router.post("/lang")
+def choose_language(
+    request: Request,
+    viewer: ViewerDep,
+    players: PlayersDep,
+    lang: Annotated[str, Form(max_length=8)],
+    back: Annotated[str, Form(max_length=200)] = "/",
+) -> Response:
+    """The language picker of every page's header: on the account (when this browser has a
+    player: it follows the player to every device) and in the ``lang`` cookie."""
+    if lang not in i18n.LANGS:
+        raise InvalidRequest(i18n.say("There is no such language: choose en, de, fr or es."))
+    flags = {f for f in prefs_of(request).flags if not f.startswith(i18n.LANG_PREF)}
+    prefs = Prefs(frozenset(flags | {i18n.LANG_PREF + lang}))
+    if viewer is not None:
+        players.save_prefs(viewer, prefs.cookie())
+    target = back if SAFE_BACK.fullmatch(back) else "/"
+    response = RedirectResponse(target, status_code=303)
+    set_lang_cookie(request, response, lang)
+    set_prefs_cookie(request, response, prefs.cookie())
+    return response
+
+
+def set_lang_cookie(request: Request, response: Response, lang: str) -> None:
+    response.set_cookie(
+        i18n.LANG_COOKIE,
+        lang,
+        max_age=PREFS_MAX_AGE,
+        samesite="lax",
+        httponly=False,
+        secure=settings_of(request).secure_cookies,
+    )
 
 
 @router.post("/prefs/guide")
@@ -302,7 +338,7 @@ def _account_page(
 
 def _refused(request: Request, title: str, exc: ServiceError) -> Response:
     response = render(
-        request, "pages/error.html", {"title": title, "message": exc.message}, exc.status
+        request, "pages/error.html", {"title": title, "message": service_message(exc)}, exc.status
     )
     response.headers.update(getattr(exc, "headers", {}))
     return response
@@ -407,7 +443,7 @@ def sign_in(
     except ServiceError as exc:
         # The account page again, its sign-in form included, with the reason: a typo is easy
         # to correct there.
-        message = f"Not signed in: {exc.message}"
+        message = f"Not signed in: {service_message(exc)}"
         again: dict[str, object] | None = None
         if isinstance(exc, ProofRequired):
             again = {"name": name.strip(), "challenge": guard.challenge(key)}
@@ -419,6 +455,9 @@ def sign_in(
     response = _back_to_account(request, f"Signed in as {player.name}.")
     if player.prefs is not None:  # the account's preferences come to this device
         set_prefs_cookie(request, response, player.prefs)
+        chosen = i18n.pref_lang(player.prefs)
+        if chosen is not None:  # and so does its language
+            set_lang_cookie(request, response, chosen)
     return response
 
 

@@ -34,6 +34,7 @@ from app.web.pages.board import GameHeader, pile_views, status_context
 from app.web.pages.htmx import is_htmx, vary_on_htmx
 from app.web.pages.templating import prefs_of, render
 from app.web.pages.wins import win_comparison
+from app.web.words import service_message
 
 router = APIRouter()
 _DIGITS = re.compile(r"[0-9]{1,20}")
@@ -71,14 +72,14 @@ def start(
                 accounts.refuse_rated_if_banned(player)
             view = games.start(player, game, number)
     except Banned as exc:
-        return _not_started(request, "No rated games", exc.message, exc.status)
+        return _not_started(request, "No rated games", service_message(exc), exc.status)
     except NoCertifiedDeals as exc:
         return _not_started(  # (raised only for a known game)
             request,
             "No winnable deal left"
             if isinstance(exc, NoCertifiedDealsLeft)
             else "No winnable deal yet",
-            f"{exc.message} Start a rated game, or play a deal by its number.",
+            f"{service_message(exc)} Start a rated game, or play a deal by its number.",
             409,
         )
     except DealInPlay as exc:  # one unfinished game per deal: take the player back to it
@@ -214,7 +215,7 @@ def _refused(
     are pages of their own, not board fragments."""
     if exc.status in (403, 404, 503):
         raise exc
-    response = _answer(request, game_id, player, games, None, error=exc.message, status=exc.status)
+    response = _answer(request, game_id, player, games, None, error=service_message(exc), status=exc.status)
     response.headers.update(getattr(exc, "headers", {}))  # Retry-After of a rate limit
     return response
 
@@ -327,7 +328,7 @@ async def hint(
     except ServiceError as exc:
         if exc.status in (403, 404):
             raise
-        text, error = exc.message, True
+        text, error = service_message(exc), True
     if not is_htmx(request):
         request.session[BOARD_FLASH] = {"game": game_id, "text": text, "error": error}
         return vary_on_htmx(RedirectResponse(f"/games/{game_id}", status_code=303))
