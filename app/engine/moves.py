@@ -30,7 +30,8 @@ class Move:
         if match is None:
             raise InvalidMove(
                 N_(
-                    "%(text)s is not a move; write it as from-to, e.g. t3-f1, or t2-t7/3 for 3 cards."
+                    "%(text)s is not a move; write it as from-to, e.g. t3-f1, or t2-t7/3 "
+                    "for 3 cards."
                 ),
                 "not_a_move",
                 text=repr(text),

@@ -25,7 +25,7 @@ from app.db.faults import is_unavailable, summary
 from app.db.models import ALL_GAMES, DailyStats, Game, GameDailyStats, Player, PlayerStats
 from app.engine import GAMES, Status
 from app.services import same_deal
-from app.services.errors import InvalidRequest, NotFound
+from app.services.errors import N_, InvalidRequest, NotFound
 from app.services.players import find_by_name
 from app.services.same_deal import Relation
 from app.services.seal import RACE_RUNNING, shown_number
@@ -46,7 +46,10 @@ class Period(StrEnum):
 
     @property
     def label(self) -> str:
-        return {"all": "All time", "30d": "Last 30 days", "7d": "Last 7 days"}[self.value]
+        # Catalog messages (the pages say them in the player's language).
+        return {"all": N_("All time"), "30d": N_("Last 30 days"), "7d": N_("Last 7 days")}[
+            self.value
+        ]
 
 
 @dataclass(frozen=True)

@@ -18,11 +18,11 @@ _PILES = 10
 class CastlesEnd(Ruleset):
     slug = "castles-end"
     name = "Castle's End"
-    blurb = (
+    blurb = N_(
         "One deck, every card face up. You choose the base rank with your first "
         "foundation move; ten piles build up or down in suit."
     )
-    table_note = (
+    table_note = N_(
         "Your first foundation card sets the base rank; piles build up or down in "
         "suit, an Ace and a King are not neighbours."
     )

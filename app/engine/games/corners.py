@@ -18,11 +18,11 @@ _F, _R = PileKind.FOUNDATION, PileKind.RESERVE
 class Corners(Ruleset):
     slug = "corners"
     name = "Corners"
-    blurb = (
+    blurb = N_(
         "One deck. Four foundations in the corners, each from its own base card, fed "
         "from a cross of five reserves. Three passes through the stock."
     )
-    table_note = (
+    table_note = N_(
         "Foundations in the corners build up in suit from their own base card; the "
         "reserves in the cross and the waste feed them."
     )

@@ -20,11 +20,11 @@ _F, _R = PileKind.FOUNDATION, PileKind.RESERVE
 class Patriarchs(Ruleset):
     slug = "patriarchs"
     name = "Patriarchs"
-    blurb = (
+    blurb = N_(
         "Two decks. Aces build up on one side, Kings down on the other, fed from a "
         "three-by-three reserve; the two meet in the middle."
     )
-    table_note = (
+    table_note = N_(
         "Left column: Aces building up ↑. Right column: Kings building down ↓. The "
         "3×3 reserve and the waste feed them."
     )

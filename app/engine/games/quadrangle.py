@@ -17,11 +17,11 @@ _DEAL = Move("stock", "waste")
 class Quadrangle(Ruleset):
     slug = "quadrangle"
     name = "Quadrangle"
-    blurb = (
+    blurb = N_(
         "Two decks. Twelve piles build down in suit, wrapping from Ace to King; eight "
         "foundations climb from a base rank the deal chooses."
     )
-    table_note = (
+    table_note = N_(
         "Foundations build up in suit from the base rank, past the King; piles build "
         "down in suit, a King may go on an Ace."
     )

@@ -33,11 +33,11 @@ def run_length(pile: Pile) -> int:
 class QuadrupleInterchange(Ruleset):
     slug = "quadruple-interchange"
     name = "Quadruple Interchange"
-    blurb = (
+    blurb = N_(
         "Four decks, 208 cards. Eleven deep piles hide every other card "
         "face down; runs in suit move together on the way to sixteen foundations."
     )
-    table_note = (
+    table_note = N_(
         "Foundations build Ace to King in suit; piles build down in suit, "
         "and a run in suit moves together."
     )

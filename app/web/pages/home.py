@@ -12,7 +12,7 @@ from markdown_it import MarkdownIt
 from markupsafe import Markup
 
 from app.config import PROJECT_DIR
-from app.engine import GAMES, MAX_DEAL, Card, Move
+from app.engine import GAMES, MAX_DEAL, Move
 from app.services import daily
 from app.services.errors import BadCredentials, InvalidRequest, NotFound, ServiceError
 from app.services.games import GameView
@@ -35,6 +35,7 @@ from app.web.deps import (
 )
 from app.web.http.ratelimit import client_address
 from app.web.http.signin_guard import ProofRequired, SignInGuard
+from app.web.i18n import N_
 from app.web.pages.board import (
     GameHeader,
     clock_text,
@@ -57,7 +58,7 @@ from app.web.pages.templating import (
 )
 from app.web.pages.wins import win_comparison
 from app.web.state import limits_of, settings_of, signin_guard_of
-from app.web.words import service_message
+from app.web.words import code_label, service_message
 
 router = APIRouter()
 SAFE_BACK = re.compile(r"/(?![/\\])[A-Za-z0-9/_.~%?=&-]*")
@@ -159,15 +160,17 @@ def _moves_in_words(view: GameView, legal: list[str]) -> list[tuple[str, str]]:
     for notation in legal:
         move = Move.parse(notation)
         if move.source == "stock":
-            words = "Deal from the stock"
+            words = i18n.gettext("Deal from the stock")
         elif move.target == "stock":
-            words = "Turn the waste over (redeal)"
+            words = i18n.gettext("Turn the waste over (redeal)")
         else:
             cards = piles[move.source].get("cards") or []
             first = cards[-move.count] if len(cards) >= move.count else None
-            what = Card.parse(first).label if first else "?"
+            what = code_label(first) if first else "?"
             if move.count > 1:
-                what = f"{what} and {move.count - 1} more"
+                what = i18n.say_n(
+                    "%(card)s and %(n)s more", "%(card)s and %(n)s more", move.count - 1, card=what
+                )
             words = f"{what}: {move.source} → {move.target}"
         out.append((notation, words))
     return out
@@ -247,7 +250,7 @@ def guide_read(
     """A game's first-visit guide, dismissed: it is not shown again (remembered as the other
     preferences are)."""
     if game not in GAMES:
-        raise InvalidRequest("There is no such game.")
+        raise InvalidRequest(N_("There is no such game."))
     prefs = prefs_of(request)
     return _store_prefs(request, viewer, players, Prefs(prefs.flags | {f"guide-{game}"}), back)
 
@@ -305,7 +308,7 @@ def rules_index(request: Request) -> Response:
 def rules_page(request: Request, game: str) -> Response:
     rules = GAMES.get(game)
     if rules is None:
-        raise NotFound("There is no such game.")
+        raise NotFound(N_("There is no such game."))
     return render(request, "pages/rules.html", {"rules": rules, "body": _rules_html(game)})
 
 
@@ -361,8 +364,8 @@ def choose_name(
         player = viewer or new_browser_player(request, players)
         players.rename(player, chosen)
     except ServiceError as exc:
-        return _refused(request, "Name not changed", exc)
-    return _back_to_account(request, f"You are now {chosen}.")
+        return _refused(request, i18n.gettext("Name not changed"), exc)
+    return _back_to_account(request, i18n.say("You are now %(name)s.", name=chosen))
 
 
 @router.post("/account/password")
@@ -375,15 +378,17 @@ def choose_password(
     try:
         me = players.set_password(player, password)
     except ServiceError as exc:
-        return _refused(request, "Password not set", exc)
+        return _refused(request, i18n.gettext("Password not set"), exc)
     # Every other session of this player is revoked; this one stays signed in.
     request.session[SESSION_VERSION] = me.session_version
     # The owner is here: this address signs in as usual even while the name is under attack.
     signin_guard(request).remember(name_key(me.name), client_address(request))
     return _back_to_account(
         request,
-        "Password set: you can now sign in on another device. Every other device you were "
-        "signed in on is signed out.",
+        i18n.gettext(
+            "Password set: you can now sign in on another device. Every other device you were "
+            "signed in on is signed out."
+        ),
     )
 
 
@@ -443,7 +448,7 @@ def sign_in(
     except ServiceError as exc:
         # The account page again, its sign-in form included, with the reason: a typo is easy
         # to correct there.
-        message = f"Not signed in: {service_message(exc)}"
+        message = i18n.say("Not signed in: %(reason)s", reason=service_message(exc))
         again: dict[str, object] | None = None
         if isinstance(exc, ProofRequired):
             again = {"name": name.strip(), "challenge": guard.challenge(key)}
@@ -452,7 +457,7 @@ def sign_in(
         return response
     guard.remember(key, address)
     sign_session_in(request, player.id, player.session_version)
-    response = _back_to_account(request, f"Signed in as {player.name}.")
+    response = _back_to_account(request, i18n.say("Signed in as %(name)s.", name=player.name))
     if player.prefs is not None:  # the account's preferences come to this device
         set_prefs_cookie(request, response, player.prefs)
         chosen = i18n.pref_lang(player.prefs)
