@@ -206,15 +206,23 @@ def decimal(x: float, digits: int = 1) -> str:
 
 
 def percent(fraction: float, digits: int = 0) -> str:
-    pattern = "#,##0." + "0" * digits + "%" if digits else "#,##0%"
-    return str(format_percent(fraction, format=pattern, locale=current_lang()))
+    """A share as the locale writes a percentage ("45.6%", "45,6 %"), ``digits`` decimals."""
+    lang = current_lang()
+    pattern = Locale.parse(lang).percent_formats[None].pattern
+    if digits:
+        pattern = _with_decimals(pattern, digits)
+    return str(format_percent(fraction, format=pattern, locale=lang))
+
+
+def _with_decimals(pattern: str, digits: int) -> str:
+    """A number pattern ("#,##0 %") with ``digits`` decimals after its last digit."""
+    last = pattern.rindex("0")
+    return pattern[: last + 1] + "." + "0" * digits + pattern[last + 1 :]
 
 
 def seconds(ms: int | float) -> str:
-    """A time in seconds with one decimal: "12.3 s", "12,3 s"."""
-    return str(
-        format_unit(ms / 1000, "duration-second", "short", format="#,##0.0", locale=current_lang())
-    )
+    """A time in seconds with one decimal, the unit the SI symbol: "12.3 s", "12,3 s"."""
+    return f"{decimal(ms / 1000, 1)}\u00a0s"
 
 
 def duration(total_seconds: int) -> str:

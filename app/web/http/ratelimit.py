@@ -19,7 +19,7 @@ from limits.storage import MemoryStorage, RedisStorage, Storage
 from limits.strategies import FixedWindowRateLimiter
 
 from app.config import Settings
-from app.services.errors import ServiceError
+from app.services.errors import N_, ServiceError
 from app.web.state import limits_of
 
 log = logging.getLogger(__name__)
@@ -30,7 +30,9 @@ class RateLimited(ServiceError):
 
     def __init__(self, message: str, retry_after: int) -> None:
         # ``reason``: a message of the catalogs itself (app/web/words.py says it too).
-        super().__init__("%(reason)s (try again in %(retry)s s)", reason=message, retry=retry_after)
+        super().__init__(
+            N_("%(reason)s (try again in %(retry)s s)"), reason=message, retry=retry_after
+        )
         self.retry_after = retry_after
         self.headers = {"Retry-After": str(retry_after)}
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from functools import lru_cache
+from pathlib import Path
 from typing import Annotated
 
 from fastapi import APIRouter, Form, Query, Request
@@ -111,7 +112,7 @@ def deal_page(
     # The finished games' moves, drawn only from the list the page may show this viewer.
     shown = summary.finished if summary.replays_open else []
     wins = [g.moves for g in shown if g.status == "won"]
-    chart = moves_histogram("deal-moves", wins, "Moves per win on this deal") if wins else None
+    chart = moves_histogram("deal-moves", wins, N_("Moves per win on this deal")) if wins else None
     return render(
         request,
         "pages/deal.html",
@@ -281,9 +282,20 @@ def set_prefs_cookie(request: Request, response: Response, value: str) -> None:
     )
 
 
-@lru_cache(maxsize=8)
+def rules_file(slug: str, lang: str) -> Path:
+    """A rule page in ``lang`` (docs/rules/{slug}.{lang}.md), or the English one."""
+    folder = PROJECT_DIR / "docs" / "rules"
+    translated = folder / f"{slug}.{lang}.md"
+    return translated if lang != i18n.DEFAULT and translated.is_file() else folder / f"{slug}.md"
+
+
 def _rules_html(slug: str) -> Markup:
-    text = (PROJECT_DIR / "docs" / "rules" / f"{slug}.md").read_text(encoding="utf-8")
+    return _rules_html_in(slug, i18n.current_lang())
+
+
+@lru_cache(maxsize=32)
+def _rules_html_in(slug: str, lang: str) -> Markup:
+    text = rules_file(slug, lang).read_text(encoding="utf-8")
     # The rule pages are our own files; html=False still keeps any raw HTML out.
     html = MarkdownIt("commonmark", {"html": False}).enable("table").render(text)
     # Links between the rule files point at the pages that show them on the site.
