@@ -50,7 +50,11 @@ def step_words(rules: Ruleset, step: Step, auto: bool = False) -> list[Words]:
         ]
     else:
         moved = CardsRef(after.piles[dst][-move.count :])
-        where = {"cards": moved, "from": rules.pile_ref(src), "to": rules.pile_ref(dst)}
+        where: dict[str, Param] = {
+            "cards": moved,
+            "from": rules.pile_ref(src),
+            "to": rules.pile_ref(dst),
+        }
         if auto:
             said = [Words("auto_moved", N_("Auto-moved %(cards)s from %(from)s to %(to)s."), where)]
         else:

@@ -5,7 +5,7 @@ refusals and move words in each; API error codes unchanged with their messages t
 from __future__ import annotations
 
 import re
-from functools import lru_cache
+from functools import cache
 from html.parser import HTMLParser
 from pathlib import Path
 
@@ -13,7 +13,7 @@ import pytest
 from babel.messages.pofile import read_po
 from fastapi.testclient import TestClient
 
-from app.engine import GAMES, IllegalMove, Move, Words, get_ruleset
+from app.engine import GAMES, IllegalMove, Move, get_ruleset
 from app.web.i18n import LANGS, LOCALE_DIR, accept_language, speaking
 from app.web.words import card_label, card_name, say_words
 from tests.web.support import csrf, new_game, post
@@ -59,7 +59,7 @@ def _words(text: str) -> set[str]:
     return {w.lower() for w in re.findall(r"[A-Za-zÀ-ÿ]{3,}", re.sub(r"%\(\w+\)s", " ", text))}
 
 
-@lru_cache(maxsize=None)
+@cache
 def english_only(lang: str) -> frozenset[str]:
     """The words of the English messages that the language's own messages never use: if one
     shows on a page in that language, an English message slipped through."""
@@ -73,9 +73,9 @@ def english_only(lang: str) -> frozenset[str]:
         ids = message.id if isinstance(message.id, tuple) else (message.id,)
         strings = message.string if isinstance(message.string, tuple) else (message.string,)
         for text in ids:
-            english |= _words(re.sub(r"<[^>]+>", " ", text))
-        for text in strings:
-            translated |= _words(re.sub(r"<[^>]+>", " ", text))
+            english |= _words(re.sub(r"<[^>]+>", " ", str(text)))
+        for said in strings:
+            translated |= _words(re.sub(r"<[^>]+>", " ", str(said)))
     return frozenset(english - translated)
 
 
@@ -244,7 +244,7 @@ def _refusals() -> dict[str, IllegalMove]:
     """One refusal of every kind the five games give, from every pile to every pile of a few
     deals and a few steps into them."""
     found: dict[str, IllegalMove] = {}
-    for slug, rules in GAMES.items():
+    for rules in GAMES.values():
         for number in (1, 2, 3):
             state = rules.deal(number)
             for _ in range(4):
