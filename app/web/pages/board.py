@@ -132,6 +132,8 @@ def layout_css(rules: Ruleset) -> Markup:
     for spec in rules.layout.piles:
         if spec.kind is PileKind.STOCK:
             caption = "↺" if rules.max_redeals else i18n.pgettext("empty pile", "stock")
+        elif spec.kind is PileKind.WASTE:
+            caption = i18n.pgettext("empty pile", "waste")
         else:
             caption = spec.label or spec.id
         rules_css.append(
