@@ -23,6 +23,8 @@ GAME_NAMES = [rules.name for rules in GAMES.values()]
 # Words the pages show that are the same in every language: the brand, the games' names (proper
 # names), notation and key names.
 KEEP = ["Patience Hall", *GAME_NAMES, "JSON", "UTC", "JavaScript", "Idempotency-Key"]
+# Other programs' games, named on the rules pages, and the Wilson score interval.
+KEEP += ["Castles End", "Chessboard", "Interchange", "Wilson"]
 ATTRIBUTES = ("title", "aria-label", "placeholder", "alt", "hx-confirm", "data-confirm")
 
 
