@@ -29,7 +29,7 @@ KEEP += ["Castles End", "Chessboard", "Interchange", "Wilson"]
 # the check cannot tell them apart, so they do not count as English left over.
 FALSE_FRIENDS = {
     "de": frozenset(),
-    "fr": frozenset({"but", "part", "places", "second", "suit", "type"}),
+    "fr": frozenset({"but", "change", "chose", "part", "places", "second", "suit", "type"}),
     "es": frozenset(),
 }
 ATTRIBUTES = ("title", "aria-label", "placeholder", "alt", "hx-confirm", "data-confirm")
