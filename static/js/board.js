@@ -6,6 +6,9 @@
 // queued after it are dropped, with a word saying so.
 (() => {
   "use strict";
+  // The page's words for the scripts, in its language (app/web/pages/jswords.py).
+  const WORDS = JSON.parse(document.getElementById("ph-words")?.textContent || "{}");
+  const w = (text, vars = {}) => (WORDS[text] || text).replace(/%\((\w+)\)s/g, (_, k) => vars[k]);
   const table = document.getElementById("table");
   if (!table) return;
   const form = document.getElementById("move-form");
@@ -60,7 +63,7 @@
   function names(el, count) {
     const cards = cardsOf(el).slice(-count);
     const first = cards[0].getAttribute("aria-label");
-    return count === 1 ? first : `${count} cards from ${first} up`;
+    return count === 1 ? first : w("%(count)s cards from %(first)s up", { count, first });
   }
 
   // -- picking and dropping ----------------------------------------------------------------
@@ -72,7 +75,7 @@
   }
 
   function cancel(quiet = false) {
-    if (picked && !quiet) say("Put back.");
+    if (picked && !quiet) say(w("Put back."));
     picked = null;
     clearMarks();
   }
@@ -83,12 +86,12 @@
     const cards = cardsOf(el);
     if (kindOf(el) === "stock") return false;
     if (!cards.length) {
-      if (!quiet) say(`${titleOf(el)} is empty.`);
+      if (!quiet) say(w("%(pile)s is empty.", { pile: titleOf(el) }));
       return false;
     }
     count = Math.min(count, cards.length);
     if (cards[cards.length - count].classList.contains("b")) {
-      if (!quiet) say("Face-down cards cannot be moved.", true);
+      if (!quiet) say(w("Face-down cards cannot be moved."), true);
       return false;
     }
     picked = { pile: idOf(el), count };
@@ -97,9 +100,9 @@
     targets.forEach((t) => pileEl(t)?.classList.add("target"));
     if (!quiet) {
       const where = targets.length
-        ? "It can go to " + targets.map((t) => titleOf(pileEl(t))).join(", ") + "."
-        : "It has no legal move now.";
-      say(`Picked up ${names(el, count)}. ${where}`);
+        ? w("It can go to %(piles)s.", { piles: targets.map((t) => titleOf(pileEl(t))).join(", ") })
+        : w("It has no legal move now.");
+      say(w("Picked up %(cards)s. %(where)s", { cards: names(el, count), where }));
     }
     return true;
   }
@@ -125,14 +128,16 @@
     if (!inflight && !queue.length && trapDialog && traps().includes(text)) {
       const source = pileEl(from);
       document.getElementById("trap-text").textContent =
-        `After ${names(source, 1)} goes to ${titleOf(pileEl(to))}, no legal move is left. ` +
-        "You could still undo it.";
+        w("After %(card)s goes to %(pile)s, no legal move is left. You could still undo it.", {
+          card: names(source, 1),
+          pile: titleOf(pileEl(to)),
+        });
       trapDialog.returnValue = "";
       trapDialog.addEventListener(
         "close",
         () => {
           if (trapDialog.returnValue === "play") enqueue(action);
-          else say("Put back.");
+          else say(w("Put back."));
         },
         { once: true },
       );
@@ -202,7 +207,12 @@
     );
     if (!fits.length) {
       const cards = cardsOf(el);
-      say(cards.length ? `No foundation takes ${names(el, 1)} now.` : `${titleOf(el)} is empty.`, true);
+      say(
+        cards.length
+          ? w("No foundation takes %(card)s now.", { card: names(el, 1) })
+          : w("%(pile)s is empty.", { pile: titleOf(el) }),
+        true,
+      );
       return;
     }
     const look = (m) => {
@@ -211,7 +221,9 @@
       return `${t.dataset.count}:${top ? top.getAttribute("aria-label") : ""}`;
     };
     if (new Set(fits.map(look)).size === 1) submit(id, fits[0].to, 1);
-    else if (pick(el, 1, true)) say(`${names(el, 1)} fits more than one foundation: choose one.`);
+    else if (pick(el, 1, true)) {
+      say(w("%(card)s fits more than one foundation: choose one.", { card: names(el, 1) }));
+    }
   }
 
   // A tap or click (not a drag) on a pile, with the card under the pointer if any.
@@ -358,7 +370,7 @@
       // A drag that cannot land says why, and the card goes back.
       const what = names(pileEl(picked.pile), picked.count);
       cancel(true);
-      say(`${what} was dropped off the piles: it is back where it was. Drop it on a pile.`, true);
+      say(w("%(cards)s was dropped off the piles: it is back where it was. Drop it on a pile.", { cards: what }), true);
     }
   });
 
@@ -368,7 +380,7 @@
       drag.ghost.remove();
       drag = null;
       cancel(true);
-      say("The browser took that drag for a scroll: the card is back. Try again from the card's face.", true);
+      say(w("The browser took that drag for a scroll: the card is back. Try again from the card’s face."), true);
     }
   });
 
@@ -584,9 +596,9 @@
     if (ok && from === form) slideIn();
     flight = null;
     if (status === 0) {
-      say("The server could not be reached: nothing was moved. Try again.", true);
+      say(w("The server could not be reached: nothing was moved. Try again."), true);
     } else if (status >= 400 && ![409, 422, 429].includes(status)) {
-      say("That did not work: please reload the page.", true);
+      say(w("That did not work: please reload the page."), true);
     }
     if (from === form || from === undoForm) beep(ok);
     if (mine) {
@@ -594,7 +606,11 @@
       if (!ok && queue.length) {
         const n = queue.length;
         queue.length = 0;
-        addToSaid(`${n === 1 ? "The action" : `The ${n} actions`} you made after it ${n === 1 ? "was" : "were"} not sent.`);
+        addToSaid(
+          n === 1
+            ? w("The action you made after it was not sent.")
+            : w("The %(n)s actions you made after it were not sent.", { n }),
+        );
       }
     }
     if (from === form) {
@@ -651,11 +667,11 @@
     if (!link) return;
     e.preventDefault();
     const url = new URL(link.getAttribute("href"), window.location.href).href;
-    const done = () => say(`Link to this deal copied: ${url}`);
+    const done = () => say(w("Link to this deal copied: %(url)s", { url }));
     if (navigator.clipboard && window.isSecureContext) {
       navigator.clipboard.writeText(url).then(done, () => window.location.assign(url));
     } else {
-      window.prompt("Copy this link to share the deal:", url);
+      window.prompt(w("Copy this link to share the deal:"), url);
     }
   });
 

@@ -4,6 +4,7 @@ refusals and move words in each; API error codes unchanged with their messages t
 
 from __future__ import annotations
 
+import json
 import re
 from functools import cache
 from html.parser import HTMLParser
@@ -370,3 +371,25 @@ def test_rule_pages_exist_in_every_language(client: TestClient, lang: str) -> No
     english = client.get("/rules/castles-end?lang=en").text
     assert visible_text(page) != visible_text(english)
     assert not english_left(page, lang)
+
+
+def test_the_scripts_words_are_in_the_catalogs(client: TestClient) -> None:
+    """Every ``w("…")`` of the browser scripts is a message of the catalogs, and every page
+    carries the scripts' words in its language."""
+    from app.web.pages.jswords import JS_MESSAGES
+
+    said: set[str] = set()
+    for script in Path("static/js").glob("*.js"):
+        text = script.read_text()
+        said |= {
+            re.sub(r'"\s*\+?\s*"', "", m) for m in re.findall(r'\bw\(\s*"((?:[^"\\]|\\.)*)"', text)
+        }
+    assert said, "no script says anything through w()"
+    assert said <= set(JS_MESSAGES), sorted(said - set(JS_MESSAGES))
+    client.cookies.set("lang", "de")
+    page = client.get("/").text
+    words = json.loads(page.split('id="ph-words">', 1)[1].split("</script>")[0])
+    assert words["Put back."] == "Zurückgelegt."
+    assert words["Go! The race is on."] == "Los! Das Rennen läuft."
+    client.cookies.set("lang", "en")
+    assert '<script type="application/json" id="ph-words">{}</script>' in client.get("/").text

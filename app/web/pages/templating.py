@@ -14,6 +14,7 @@ from app.engine import GAMES
 from app.web import i18n
 from app.web.http.csrf import session_token
 from app.web.pages.board import layout_css
+from app.web.pages.jswords import js_words
 from app.web.state import settings_of
 from app.web.words import code_label
 
@@ -31,6 +32,7 @@ templates.env.globals.update(
     current_lang=i18n.current_lang,
     languages=i18n.LANG_NAMES,
     card_label=code_label,
+    js_words=js_words,
 )
 templates.env.filters.update(
     num=i18n.number,
