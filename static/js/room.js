@@ -3,8 +3,8 @@
 (function () {
   "use strict";
   // The page's words for the scripts, in its language (app/web/pages/jswords.py).
-  var node = document.getElementById("ph-words");
-  var WORDS = node ? JSON.parse(node.textContent) : {};
+  var node = document.querySelector("meta[name=ph-words]");
+  var WORDS = node ? JSON.parse(node.content) : {};
   function w(text, vars) {
     return (WORDS[text] || text).replace(/%\((\w+)\)s/g, function (_, k) { return vars[k]; });
   }

@@ -5,7 +5,7 @@
 (() => {
   "use strict";
   // The page's words for the scripts, in its language (app/web/pages/jswords.py).
-  const WORDS = JSON.parse(document.getElementById("ph-words")?.textContent || "{}");
+  const WORDS = JSON.parse(document.querySelector("meta[name=ph-words]")?.content || "{}");
   const w = (text, vars = {}) => (WORDS[text] || text).replace(/%\((\w+)\)s/g, (_, k) => vars[k]);
   const form = document.querySelector("form[data-signin]");
   if (!form) return;

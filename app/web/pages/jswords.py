@@ -1,7 +1,7 @@
 """The browser scripts' own words (static/js/*.js), in the page's language.
 
-Every page carries them as JSON (templates/base.html, ``<script type="application/json"
-id="ph-words">``, which no browser runs): English template → its translation. A script says
+Every page carries them as JSON in ``<meta name="ph-words">`` (templates/base.html; no inline
+script): English template → its translation. A script says
 ``w("Picked up %(cards)s. %(where)s", {cards, where})`` and gets the translation, or the English
 when there is none. tests/web/test_languages.py checks that every ``w("…")`` of the scripts is
 listed here, so each is in the catalogs.
