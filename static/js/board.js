@@ -380,7 +380,7 @@
       drag.ghost.remove();
       drag = null;
       cancel(true);
-      say(w("The browser took that drag for a scroll: the card is back. Try again from the card’s face."), true);
+      say(w("The browser took that drag for a scroll: the card is back. Try again from the card's face."), true);
     }
   });
 

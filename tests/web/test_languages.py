@@ -4,7 +4,7 @@ refusals and move words in each; API error codes unchanged with their messages t
 
 from __future__ import annotations
 
-import html
+import html as markup
 import json
 import re
 from functools import cache
@@ -390,7 +390,7 @@ def test_the_scripts_words_are_in_the_catalogs(client: TestClient) -> None:
     client.cookies.set("lang", "de")
     page = client.get("/").text
     words = json.loads(
-        html.unescape(page.split('<meta name="ph-words" content=\'', 1)[1].split("'>")[0])
+        markup.unescape(page.split('<meta name="ph-words" content=\'', 1)[1].split("'>")[0])
     )
     assert words["Put back."] == "Zurückgelegt."
     assert words["Go! The race is on."] == "Los! Das Rennen läuft."

@@ -38,7 +38,7 @@ def delete_account(
     if viewer is None:
         return RedirectResponse("/account", status_code=303)
     if confirm != "delete":
-        message = _("Tick “Yes, delete my account” to delete it: nothing was deleted.")
+        message = _('Tick "Yes, delete my account" to delete it: nothing was deleted.')
         return render(
             request,
             "pages/error.html",
@@ -59,7 +59,7 @@ def delete_account(
             "title": _("Your account is deleted"),
             "message": _(
                 "Your name, password and sessions are gone. Your games stay on the deal "
-                "pages and in races as an anonymous player’s."
+                "pages and in races as an anonymous player's."
             ),
         },
     )

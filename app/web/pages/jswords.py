@@ -25,7 +25,7 @@ JS_MESSAGES = (
     N_("%(card)s fits more than one foundation: choose one."),
     N_("%(cards)s was dropped off the piles: it is back where it was. Drop it on a pile."),
     N_(
-        "The browser took that drag for a scroll: the card is back. Try again from the card’s face."
+        "The browser took that drag for a scroll: the card is back. Try again from the card's face."
     ),
     N_("The server could not be reached: nothing was moved. Try again."),
     N_("That did not work: please reload the page."),

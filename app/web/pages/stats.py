@@ -102,7 +102,7 @@ def solution_page(
     (the same page and fragments): once the game is over, for whoever may see its replay."""
     replay = games.solution_view(game_id, 0 if step is None else step, viewer)
     return _replay_response(
-        request, replay, f"/games/{game_id}/solution", i18n.gettext("The solver’s line")
+        request, replay, f"/games/{game_id}/solution", i18n.gettext("The solver's line")
     )
 
 
