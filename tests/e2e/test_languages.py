@@ -63,7 +63,7 @@ def test_a_whole_game_won_in_german(german: Page) -> None:
         click_move(page, move)
         wait_version(page, v + 1)
     summary = page.locator(".summary")
-    expect(summary.get_by_role("heading")).to_have_text("Gewonnen!")
+    expect(summary.locator("#summary-title")).to_have_text("Gewonnen!")
     expect(page.locator("#announce")).to_contain_text("Gewonnen!")
     expect(summary).to_contain_text(f"{len(found.moves)} Züge in")
     expect(summary.locator(".compare")).to_contain_text("Dein erster Sieg in Castle's End")
