@@ -34,6 +34,7 @@ from app.web.http.https import NeedsHttps
 from app.web.http.limits import Admission, SizeLimits
 from app.web.http.ratelimit import RateLimits
 from app.web.http.signin_guard import SignInGuard
+from app.web.i18n import LanguageMiddleware
 from app.web.pages.rooms import LiveFragments
 from app.web.pages.templating import templates
 from app.web.router import router
@@ -180,6 +181,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.add_middleware(
         SizeLimits, max_body=settings.max_body_bytes, max_header=settings.max_header_bytes
     )
+    # The request's language, for everything inside that words an answer (app/web/i18n.py).
+    app.add_middleware(LanguageMiddleware)
     app.add_middleware(NeedsHttps, secure=settings.secure_cookies)
     app.add_middleware(SecurityHeaders, secure=settings.secure_cookies)  # refusals too
     app.add_middleware(observe.AccessLog)  # outermost: every answer is logged and counted

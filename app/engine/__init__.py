@@ -16,6 +16,16 @@ from app.engine.errors import (
 from app.engine.games import GAMES, get_ruleset
 from app.engine.layout import Fan, Layout, PileKind, PileSpec
 from app.engine.moves import Move
+from app.engine.reasons import (
+    CardRef,
+    CardsRef,
+    GameRef,
+    PileRef,
+    RangeRef,
+    RankRef,
+    SuitRef,
+    Words,
+)
 from app.engine.ruleset import RULES_VERSION, Ruleset, Status
 from app.engine.serialize import dumps, loads
 from app.engine.state import State, Step
@@ -26,21 +36,29 @@ __all__ = [
     "MAX_DEAL",
     "RULES_VERSION",
     "Card",
+    "CardRef",
+    "CardsRef",
     "CorruptState",
     "EngineError",
     "Fan",
+    "GameRef",
     "IllegalMove",
     "InvalidDeal",
     "InvalidMove",
     "Layout",
     "Move",
     "PileKind",
+    "PileRef",
     "PileSpec",
+    "RangeRef",
+    "RankRef",
     "Ruleset",
     "State",
     "Status",
     "Step",
+    "SuitRef",
     "UnknownGame",
+    "Words",
     "dumps",
     "get_ruleset",
     "loads",

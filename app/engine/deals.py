@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from typing import TypeVar
 
 from app.engine.errors import InvalidDeal
+from app.engine.reasons import N_
 
 DEVELOPMENT_KEY = b"patience-hall-development-key"
 MAX_DEAL = 2**53 - 1
@@ -23,9 +24,11 @@ T = TypeVar("T")
 
 def check_deal_number(number: int) -> int:
     if isinstance(number, bool) or not isinstance(number, int):
-        raise InvalidDeal("A deal number must be a whole number.")
+        raise InvalidDeal(N_("A deal number must be a whole number."), "deal_not_a_number")
     if not 1 <= number <= MAX_DEAL:
-        raise InvalidDeal(f"Deal numbers run from 1 to {MAX_DEAL}.")
+        raise InvalidDeal(
+            N_("Deal numbers run from 1 to %(max)s."), "deal_out_of_range", max=MAX_DEAL
+        )
     return number
 
 

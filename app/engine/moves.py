@@ -6,6 +6,7 @@ import re
 from dataclasses import dataclass
 
 from app.engine.errors import InvalidMove
+from app.engine.reasons import N_
 
 _PILE = r"stock|waste|[ftr][1-9][0-9]?"
 _NOTATION = re.compile(rf"^({_PILE})-({_PILE})(?:/([1-9][0-9]{{0,2}}))?$")
@@ -28,7 +29,12 @@ class Move:
         match = _NOTATION.match(text.strip())
         if match is None:
             raise InvalidMove(
-                f"{text!r} is not a move; write it as from-to, e.g. t3-f1, or t2-t7/3 for 3 cards."
+                N_(
+                    "%(text)s is not a move; write it as from-to, e.g. t3-f1, or t2-t7/3 "
+                    "for 3 cards."
+                ),
+                "not_a_move",
+                text=repr(text),
             )
         source, target, count = match.groups()
         return cls(source, target, int(count) if count else 1)

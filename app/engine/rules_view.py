@@ -8,6 +8,7 @@ from typing import Protocol
 
 from app.engine.layout import Layout, PileKind
 from app.engine.moves import Move
+from app.engine.reasons import PileRef
 from app.engine.state import State
 
 
@@ -31,5 +32,7 @@ class RulesView(Protocol):
     def pile_index(self, pile_id: str) -> int: ...
 
     def pile_name(self, index: int) -> str: ...
+
+    def pile_ref(self, index: int) -> PileRef: ...
 
     def redeal_moves(self, state: State) -> list[Move]: ...

@@ -19,6 +19,7 @@ from app.engine.deals import DEVELOPMENT_KEY, canonical_deck, check_deal_number,
 from app.engine.errors import IllegalMove, InvalidMove
 from app.engine.layout import Layout, PileKind
 from app.engine.moves import Move
+from app.engine.reasons import N_, GameRef, Nn_, Param, PileRef, Words
 from app.engine.state import Pile, State, Step
 
 RULES_VERSION = "v1"
@@ -33,8 +34,15 @@ class Status(StrEnum):
 PileView = dict[str, int | list[str | None]]
 
 
-def fail(message: str) -> NoReturn:
-    raise IllegalMove(message)
+def fail(code: str, template: str, **params: Param) -> NoReturn:
+    """Refuse a move: ``code`` names the reason, ``template`` (marked with ``N_``) words it in
+    English with ``params`` (app/engine/reasons.py)."""
+    raise IllegalMove(template, code, **params)
+
+
+def refuse(why: Words) -> NoReturn:
+    """Refuse a move for a reason a building check gave (app/engine/building.py)."""
+    raise IllegalMove(why.template, why.code, **why.params)
 
 
 class Ruleset(ABC):
@@ -91,15 +99,20 @@ class Ruleset(ABC):
     def step(self, state: State, move: Move) -> Step:
         src, dst = self.pile_index(move.source), self.pile_index(move.target)
         if isinstance(move.count, bool) or not isinstance(move.count, int) or move.count < 1:
-            raise InvalidMove("The number of cards to move must be 1 or more.")
+            raise InvalidMove(N_("The number of cards to move must be 1 or more."), "bad_count")
         if src == dst:
-            fail("A card cannot be moved onto the pile it is already on.")
+            fail("same_pile", N_("A card cannot be moved onto the pile it is already on."))
         piles = list(state.piles)
         if not piles[src]:
-            fail(f"{self.pile_name(src).capitalize()} is empty.")
+            fail("pile_empty", N_("%(pile)s is empty."), pile=self.pile_ref(src))
         if move.count > len(piles[src]):
             held = len(piles[src])
-            fail(f"{self.pile_name(src).capitalize()} holds only {held} card{'s' * (held != 1)}.")
+            raise IllegalMove.counted(
+                "pile_holds_fewer",
+                Nn_("%(pile)s holds only %(n)s card.", "%(pile)s holds only %(n)s cards."),
+                held,
+                pile=self.pile_ref(src),
+            )
         before_redeals = state.redeals
         revealed = self._play(piles, state, src, dst, move.count)
         redeals = before_redeals + (1 if src == self.waste and dst == self.stock else 0)
@@ -124,17 +137,23 @@ class Ruleset(ABC):
         try:
             return self.layout.index[pile_id]
         except (KeyError, TypeError):
-            raise InvalidMove(f"{self.name} has no pile called {pile_id!r}.") from None
+            raise InvalidMove(
+                N_("%(game)s has no pile called %(pile)s."),
+                "no_such_pile",
+                game=GameRef(self.name),
+                pile=repr(pile_id),
+            ) from None
 
     def pile(self, state: State, pile_id: str) -> Pile:
         return state.piles[self.pile_index(pile_id)]
 
     def pile_name(self, index: int) -> str:
-        kind, pid = self._kinds[index], self.pile_ids[index]
-        if kind in (PileKind.STOCK, PileKind.WASTE):
-            return f"the {pid}"
-        noun = {"foundation": "foundation", "tableau": "pile", "reserve": "reserve"}[kind]
-        return f"{noun} {pid}"
+        """The pile in English words: "pile t3", "the stock"."""
+        return str(self.pile_ref(index))
+
+    def pile_ref(self, index: int) -> PileRef:
+        """The pile as a parameter of words (named in the player's language by the web)."""
+        return PileRef(self._kinds[index].value, self.pile_ids[index])
 
     def is_won(self, state: State) -> bool:
         return sum(len(state.piles[i]) for i in self.foundations) == self.cards
@@ -211,6 +230,22 @@ class Ruleset(ABC):
         """An undo in a player's words (``step``: from the undone state to the restored one)."""
         return words.describe_undo(self, step)
 
+    def step_words(self, step: Step, auto: bool = False) -> list[Words]:
+        """The step's sentences as words, for the web to say in the player's language."""
+        return words.step_words(self, step, auto)
+
+    def undo_words(self, step: Step) -> Words:
+        """An undo as words, for the web to say in the player's language."""
+        return words.undo_words(self, step)
+
+    def replay_words_of(self, start: State, moves: list[str]) -> list[Words]:
+        """A finished game's moves as words, for the web to say in the player's language."""
+        return words.replay_words_of(self, start, moves)
+
+    def move_words(self, before: State, move: Move) -> Words:
+        """One move of a finished game as words (every card may be named)."""
+        return words.move_words_of(self, before, move)
+
     def replay_words(self, start: State, moves: list[str]) -> list[str]:
         """A finished game's moves (notation) in words, from the deal ``start``."""
         return words.replay_words(self, start, moves)
@@ -222,14 +257,14 @@ class Ruleset(ABC):
 
     def _refuse_from_foundation(self, src: int) -> None:
         if self._kinds[src] is PileKind.FOUNDATION:
-            fail("No card ever leaves a foundation.")
+            fail("foundation_keeps", N_("No card ever leaves a foundation."))
 
     def _deal_one(self, piles: list[Pile], src: int, dst: int, count: int) -> bool:
         """Stock → waste, one card; the move every game with a stock shares."""
         if dst != self.waste:
-            fail("Cards from the stock are dealt to the waste.")
+            fail("stock_to_waste", N_("Cards from the stock are dealt to the waste."))
         if count != 1:
-            fail("The stock is dealt one card at a time.")
+            fail("stock_one_at_a_time", N_("The stock is dealt one card at a time."))
         stock = piles[src]
         piles[src], piles[dst] = stock[:-1], (*piles[dst], stock[-1])
         return True
@@ -238,15 +273,30 @@ class Ruleset(ABC):
         """The redeal of Corners and Patriarchs: waste → stock, whole, without shuffling."""
         left = self.redeals_left(state)
         if left is None:
-            fail(f"{self.name} has no redeal: the stock is dealt only once.")
+            fail(
+                "no_redeal",
+                N_("%(game)s has no redeal: the stock is dealt only once."),
+                game=GameRef(self.name),
+            )
         if piles[self.stock]:
-            fail("You can redeal only when the stock is empty.")
+            fail("redeal_stock_not_empty", N_("You can redeal only when the stock is empty."))
         if left <= 0:
-            total = "once" if self.max_redeals == 1 else f"{self.max_redeals} times"
-            fail(f"No redeals left: {self.name} allows redealing only {total}.")
+            raise IllegalMove.counted(
+                "no_redeals_left",
+                Nn_(
+                    "No redeals left: %(game)s allows redealing only once.",
+                    "No redeals left: %(game)s allows redealing only %(n)s times.",
+                ),
+                self.max_redeals or 0,
+                game=GameRef(self.name),
+            )
         waste = piles[self.waste]
         if count != len(waste):
-            fail(f"A redeal turns over the whole waste ({len(waste)} cards).")
+            fail(
+                "redeal_whole_waste",
+                N_("A redeal turns over the whole waste (%(count)s cards)."),
+                count=len(waste),
+            )
         # The waste's first card (its bottom) becomes the stock's next card (its end).
         piles[self.stock], piles[self.waste] = waste[::-1], ()
 

@@ -317,7 +317,7 @@ class Accounts:
     def _named(self, db: Session, name: str) -> Player:
         player = find_by_name(db, name)
         if player is None:
-            raise NotFound(f"There is no player called {name!r}.")
+            raise NotFound("There is no player called %(name)s.", name=repr(name))
         return player
 
     def admin_delete(self, name: str) -> str:

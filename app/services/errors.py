@@ -1,15 +1,39 @@
-"""Use-case errors, each with the machine code of contract.md; the web layer maps them to HTTP."""
+"""Use-case errors, each with the machine code of contract.md; the web layer maps them to HTTP.
+
+A message is an English template (a gettext message id, ``%(name)s`` for its parameters) and
+parameters: ``message`` is the English sentence; the web says ``template`` in the player's
+language (app/web/words.py). ``words``: the engine's own reason, when the engine refused.
+"""
 
 from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from app.engine import Words
+
+
+def N_(message: str) -> str:
+    """Marks a message for the catalogs (app/locale); returns it unchanged."""
+    return message
+
+
+# Parameters that are catalog messages themselves ("A replay", a rate limit's reason): the web
+# says them in the player's language too.
+MESSAGE_PARAMS = frozenset({"reason", "what"})
 
 
 class ServiceError(Exception):
     status = 400
     code = "bad_request"
 
-    def __init__(self, message: str) -> None:
-        super().__init__(message)
-        self.message = message
+    def __init__(self, message: str, /, **params: object) -> None:
+        text = message % params if params else message
+        super().__init__(text)
+        self.message = text
+        self.template = message
+        self.params = params
+        self.words: Words | None = None  # the engine's reason, when the engine refused
         self.details: dict[str, str] = {}  # more machine-readable facts for the JSON answer
 
 
@@ -26,7 +50,7 @@ class SameDealInPlay(ServiceError):
 
     status, code = 403, "same_deal_in_play"
 
-    def __init__(self, message: str = "Finish your own game of this deal first.") -> None:
+    def __init__(self, message: str = N_("Finish your own game of this deal first.")) -> None:
         super().__init__(message)
 
 
@@ -37,8 +61,10 @@ class DealNotFinished(ServiceError):
 
     def __init__(
         self,
-        message: str = "Replays of a deal are shown to players who have finished a game of it: "
-        "play this deal first.",
+        message: str = N_(
+            "Replays of a deal are shown to players who have finished a game of it: "
+            "play this deal first."
+        ),
     ) -> None:
         super().__init__(message)
 
@@ -62,8 +88,10 @@ class RaceInPlay(ServiceError):
 
     def __init__(
         self,
-        message: str = "This game is part of a race that is still on: only its player sees "
-        "it; others can watch the race from its room.",
+        message: str = N_(
+            "This game is part of a race that is still on: only its player sees "
+            "it; others can watch the race from its room."
+        ),
     ) -> None:
         super().__init__(message)
 
@@ -74,7 +102,7 @@ class DealInPlay(ServiceError):
     status, code = 409, "deal_in_play"
 
     def __init__(self, game_id: str) -> None:
-        super().__init__("You already have a game of this deal in play: finish it first.")
+        super().__init__(N_("You already have a game of this deal in play: finish it first."))
         self.game_id = game_id
         self.details = {"game": game_id}
 
@@ -89,6 +117,13 @@ class InvalidRequest(ServiceError):
 
 class IllegalMoveError(ServiceError):
     status, code = 422, "illegal_move"
+
+    @classmethod
+    def of(cls, words: Words) -> IllegalMoveError:
+        """The engine's refusal, its reason kept as words."""
+        exc = cls(str(words))
+        exc.words = words
+        return exc
 
 
 class StaleVersion(ServiceError):

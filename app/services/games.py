@@ -54,6 +54,7 @@ from app.engine.seen import seen_slots, shared_faces, slot_faces
 from app.metrics import DB_ERRORS
 from app.services import daily, race_events, same_deal, stats
 from app.services.errors import (
+    N_,
     DealInPlay,
     DealNotFinished,
     DealSealed,
@@ -100,7 +101,9 @@ logger = logging.getLogger("patience_hall.games")
 
 def _check_key(key: str | None) -> None:
     if key is not None and not 1 <= len(key) <= MAX_IDEMPOTENCY_KEY:
-        raise InvalidRequest(f"An Idempotency-Key has 1 to {MAX_IDEMPOTENCY_KEY} characters.")
+        raise InvalidRequest(
+            "An Idempotency-Key has 1 to %(max)s characters.", max=MAX_IDEMPOTENCY_KEY
+        )
 
 
 def _replay(first: FirstAnswer, action: str, notation: str | None, version: int | None) -> str:
@@ -408,9 +411,11 @@ class Games:
             try:
                 step = rules.step(state, move)
             except IllegalMove as exc:
-                raise IllegalMoveError(str(exc)) from None
+                raise IllegalMoveError.of(exc.words) from None
             except InvalidMove as exc:
-                raise InvalidRequest(str(exc)) from None
+                refused = InvalidRequest(str(exc))
+                refused.words = exc.words
+                raise refused from None
             legal = rules.legal_moves(step.after)
             stamp = now()
             record.state = dumps(step.after)
@@ -577,7 +582,7 @@ class Games:
         """A finished game at any step of its move log, every card shown: for its owner and
         for players who have finished a game of its deal (the same-deal rule)."""
         with self.sessions() as db:
-            record, name = self._finished_for(db, game_id, viewer, "A replay")
+            record, name = self._finished_for(db, game_id, viewer, N_("A replay"))
             entries = self.log.finished_entries(db, game_id)
             moves = [e.notation for e in entries]
             at = len(moves) if step is None else max(0, min(step, len(moves)))
@@ -595,7 +600,7 @@ class Games:
         shown to whoever may see that game's replay (its owner, and players who have finished
         the deal: the same-deal rule), and only when the solver found the deal winnable."""
         with self.sessions() as db:
-            record, name = self._finished_for(db, game_id, viewer, "The solver's solution")
+            record, name = self._finished_for(db, game_id, viewer, N_("The solver's solution"))
             moves = deal_solution(db, record.game, record.deal)
         if not moves:
             raise NotFound("The solver has no winning line for this deal.")
@@ -613,7 +618,7 @@ class Games:
         """A finished game's deal and moves in force, for its analysis (issue #22): shown to
         whoever may see the game's solution — the same gate (``_finished_for``)."""
         with self.sessions() as db:
-            record, _ = self._finished_for(db, game_id, viewer, "The analysis")
+            record, _ = self._finished_for(db, game_id, viewer, N_("The analysis"))
             moves = [e.notation for e in self.log.finished_entries(db, game_id)]
         return record.game, record.deal, moves
 
@@ -647,7 +652,7 @@ class Games:
         related = same_deal.relation(db, viewer, record.game, record.deal)
         same_deal.check_may_see(record.player_id, viewer, related)
         if record.status == Status.PLAYING:
-            raise GameInPlay(f"{what} is available once the game is over.")
+            raise GameInPlay("%(what)s is available once the game is over.", what=what)
         sealed = self.sealer.of(db, record.game, record.deal)
         if sealed is not None:
             raise refusal(sealed)
@@ -755,7 +760,7 @@ class Games:
                     f"The game is over: it reached the limit of {self.max_moves} moves and "
                     "counts as lost."
                 )
-            raise GameOver(f"The game is over ({record.status}).")
+            raise GameOver("The game is over (%(status)s).", status=record.status)
         if version != record.version:
             raise StaleVersion(
                 f"The board has changed since you saw it (version {version}, now "

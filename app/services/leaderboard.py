@@ -33,7 +33,7 @@ from app.db.models import (
 )
 from app.engine import GAMES, Status
 from app.services import same_deal
-from app.services.errors import InvalidRequest, NotFound
+from app.services.errors import N_, InvalidRequest, NotFound
 from app.services.players import find_by_name, now
 from app.services.ratings import RatingOut, RatingRow, ratings_of
 from app.services.ratings import board as race_board
@@ -56,7 +56,10 @@ class Period(StrEnum):
 
     @property
     def label(self) -> str:
-        return {"all": "All time", "30d": "Last 30 days", "7d": "Last 7 days"}[self.value]
+        # Catalog messages (the pages say them in the player's language).
+        return {"all": N_("All time"), "30d": N_("Last 30 days"), "7d": N_("Last 7 days")}[
+            self.value
+        ]
 
 
 @dataclass(frozen=True)
@@ -107,7 +110,7 @@ def parse_board_args(game: str | None, period: str | None) -> tuple[str | None, 
     elif game in GAMES:
         slug = game
     else:
-        raise InvalidRequest(f"There is no game called {game!r}.")
+        raise InvalidRequest("There is no game called %(game)s.", game=repr(game))
     try:
         chosen = Period(period or "all")
     except ValueError:

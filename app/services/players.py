@@ -19,11 +19,12 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session, sessionmaker
 
 from app.db.models import Player
-from app.services.errors import BadCredentials, InvalidRequest, NameTaken, NotFound
+from app.services.errors import N_, BadCredentials, InvalidRequest, NameTaken, NotFound
 
 # Matched whole with fullmatch: "$" would also accept a name ending in a newline.
 NAME_RULE = re.compile(r"[A-Za-z0-9_-]{3,24}")
-NAME_HELP = "A name has 3 to 24 characters: letters, digits, _ and -."
+NAME_HELP = N_("A name has 3 to 24 characters: letters, digits, _ and -.")
+_TAKEN = N_("The name %(name)s is taken; please choose another.")
 MAX_NAME = 24
 MIN_PASSWORD = 8
 # Deleted accounts keep their games under a ghost name with this prefix: nobody may choose one.
@@ -74,7 +75,10 @@ def check_name(name: str) -> str:
     if not NAME_RULE.fullmatch(name):
         raise InvalidRequest(NAME_HELP)
     if name.casefold().startswith(GHOST_PREFIX):
-        raise InvalidRequest(f"Names starting with {GHOST_PREFIX!r} are kept for deleted accounts.")
+        raise InvalidRequest(
+            "Names starting with %(prefix)s are kept for deleted accounts.",
+            prefix=repr(GHOST_PREFIX),
+        )
     return name
 
 
@@ -96,7 +100,7 @@ def create_player(
     if name is not None:
         name = check_name(name)
         if _find_by_name(db, name) is not None:
-            raise NameTaken(f"The name {name!r} is taken; please choose another.")
+            raise NameTaken(_TAKEN, name=repr(name))
     for attempt in range(40):
         chosen = name or _random_name(attempt)
         player = Player(
@@ -112,7 +116,9 @@ def create_player(
                 db.add(player)
         except IntegrityError:
             if name is not None:
-                raise NameTaken(f"The name {name!r} is taken; please choose another.") from None
+                raise NameTaken(
+                    "The name %(name)s is taken; please choose another.", name=repr(name)
+                ) from None
             continue
         return player, token
     raise RuntimeError("could not find a free random name")  # pragma: no cover
@@ -130,19 +136,21 @@ def rename(db: Session, player: Player, name: str) -> Player:
     name = check_name(name)
     other = _find_by_name(db, name)
     if other is not None and other.id != player.id:
-        raise NameTaken(f"The name {name!r} is taken; please choose another.")
+        raise NameTaken(_TAKEN, name=repr(name))
     player.name, player.name_key = name, name_key(name)
     try:
         db.flush()
     except IntegrityError:  # a concurrent rename took it first
-        raise NameTaken(f"The name {name!r} is taken; please choose another.") from None
+        raise NameTaken(
+            "The name %(name)s is taken; please choose another.", name=repr(name)
+        ) from None
     return player
 
 
 def set_password(player: Player, password: str) -> None:
     """Sets the password and revokes every browser session signed in before."""
     if not isinstance(password, str) or len(password) < MIN_PASSWORD or len(password) > 256:
-        raise InvalidRequest(f"A password needs {MIN_PASSWORD} to 256 characters.")
+        raise InvalidRequest("A password needs %(min)s to 256 characters.", min=MIN_PASSWORD)
     player.password_hash = _hasher.hash(password)
     player.session_version += 1
 

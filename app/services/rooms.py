@@ -184,7 +184,7 @@ class Rooms:
                 select(func.count()).select_from(RoomMember).where(RoomMember.room_code == code)
             )
             if (members or 0) >= self.limits.max_members:
-                raise RoomFull(f"This room is full ({self.limits.max_members} players).")
+                raise RoomFull("This room is full (%(max)s players).", max=self.limits.max_members)
             db.execute(
                 insert(RoomMember).values(room_code=code, player_id=player_id, joined_at=stamp)
             )

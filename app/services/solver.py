@@ -25,9 +25,10 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from app.db.faults import is_unavailable, summary
 from app.db.models import CompetitionDeal, DealVerdict, Game, GameCoach, GameHint
-from app.engine import GAMES, Move, UnknownGame, get_ruleset, loads
+from app.engine import GAMES, Move, UnknownGame, Words, get_ruleset, loads
 from app.services import stats
 from app.services.errors import (
+    N_,
     Forbidden,
     GameOver,
     HintsOffInRaces,
@@ -161,7 +162,7 @@ class Solver:
                 "move": None,
                 "outcome": Outcome.UNKNOWN.value,
                 "exact": False,
-                "message": "The solver is busy: no hint this time. Try again in a moment.",
+                "message": N_("The solver is busy: no hint this time. Try again in a moment."),
                 "chance": None,
             }
             hints = await to_thread.run_sync(self.hints_used, game_id)
@@ -190,7 +191,7 @@ class Solver:
             "move": {"from": move.source, "to": move.target, "count": move.count},
             "outcome": Outcome.WINNABLE.value,
             "exact": True,
-            "message": "This position can be won: try this move (the winning line continues).",
+            "message": N_("This position can be won: try this move (the winning line continues)."),
             "chance": None,
         }
 
@@ -300,8 +301,9 @@ class Solver:
 
     def slip_words(
         self, game_id: str, viewer: str | None, ply: int, better: str
-    ) -> tuple[str, str]:
-        """The slip's move and the better move, in a player's words (through the same gate)."""
+    ) -> tuple[Words, Words]:
+        """The slip's move and the better move, as words (through the same gate): the web says
+        them in the player's language."""
         slug, number, moves = self.games.analysis_source(game_id, viewer)
         if not 1 <= ply <= len(moves):
             raise InvalidRequest("That move is not in the game.")
@@ -309,8 +311,8 @@ class Solver:
         before = rules.replay(
             rules.deal(number, self.deal_key), [Move.parse(m) for m in moves[: ply - 1]]
         )
-        played = rules.replay_words(before, [moves[ply - 1]])[0]
-        instead = rules.replay_words(before, [better])[0]
+        played = rules.replay_words_of(before, [moves[ply - 1]])[0]
+        instead = rules.replay_words_of(before, [better])[0]
         return played, instead
 
     def _replayed_game(self, player_id: str, slug: str, number: int, moves: list[str]) -> GameView:
@@ -515,7 +517,7 @@ class Solver:
         stopped. Returns the pool's size.
         """
         if slug not in GAMES:
-            raise InvalidRequest(f"There is no game called {slug!r}.")
+            raise InvalidRequest("There is no game called %(game)s.", game=repr(slug))
         limit = max_deals if max_deals is not None else max(20 * count, 100)
         ends = None if max_seconds is None else clock() + max_seconds
         have = self.pool_size(slug)

@@ -45,6 +45,11 @@ ESTIMATE: Literal["estimate"] = "estimate"
 SAMPLES = 8
 
 
+def N_(message: str) -> str:
+    """Marks a hint's message for the catalogs (the web says it in the player's language)."""
+    return message
+
+
 @dataclass(frozen=True, slots=True)
 class Hint:
     move: Move | None
@@ -124,18 +129,22 @@ def _exact(state: State, budget: Budget) -> Hint:
     result = solve_state(model, state, budget, short=False)
     if result.outcome is Outcome.WINNABLE:
         if not result.moves:
-            return Hint(None, Outcome.WINNABLE, True, "This game is already won.")
+            return Hint(None, Outcome.WINNABLE, True, N_("This game is already won."))
         line = _short_line(state, result.moves, result.path)
         return Hint(
-            line[0], Outcome.WINNABLE, True, "This position can be won: try this move.", line=line
+            line[0],
+            Outcome.WINNABLE,
+            True,
+            N_("This position can be won: try this move."),
+            line=line,
         )
     if result.outcome is Outcome.LOST:
-        return Hint(None, Outcome.LOST, True, "This position can no longer be won.")
+        return Hint(None, Outcome.LOST, True, N_("This position can no longer be won."))
     return Hint(
         None,
         Outcome.UNKNOWN,
         False,
-        "The solver could not decide this position within its time: no hint this time.",
+        N_("The solver could not decide this position within its time: no hint this time."),
     )
 
 
@@ -221,7 +230,7 @@ def _estimate(state: State, budget: Budget, samples: int) -> Hint:
     rules = get_ruleset(state.game)
     legal = rules.legal_moves(state)  # public: legality depends on visible cards only
     if not legal:
-        return Hint(None, ESTIMATE, False, "No legal move is left.", chance=0.0)
+        return Hint(None, ESTIMATE, False, N_("No legal move is left."), chance=0.0)
     legal = _onward(visible_only(state), legal)
     model = model_for(state.game)
     samples = max(1, samples)
@@ -372,8 +381,10 @@ def _visible(state: State, budget: Budget) -> Hint:
             None,
             Outcome.UNKNOWN,
             False,
-            "No hint: from the cards you can see, no line of play puts another card on a "
-            "foundation (cards you cannot see are never used for hints).",
+            N_(
+                "No hint: from the cards you can see, no line of play puts another card on a "
+                "foundation (cards you cannot see are never used for hints)."
+            ),
         )
     line: list[Mv] = []
     at: Hashable = best_key

@@ -162,6 +162,8 @@ async def api_player_id(request: Request, players: PlayersDep) -> str:
         player_id = await run_in_threadpool(players.id_for_token, token)
     if player_id is None:
         raise Unauthenticated("That token is not valid.")
+    # The account's chosen language, when known, words the API's error messages.
+    request.state.account_prefs = players.cached_prefs(player_id)
     return player_id
 
 

@@ -4,6 +4,9 @@
 // the step, so a reload or a shared link opens where the player was.
 (() => {
   "use strict";
+  // The page's words for the scripts, in its language (app/web/pages/jswords.py).
+  const WORDS = JSON.parse(document.querySelector("meta[name=ph-words]")?.content || "{}");
+  const w = (text, vars = {}) => (WORDS[text] || text).replace(/%\((\w+)\)s/g, (_, k) => vars[k]);
   const play = document.getElementById("replay-play");
   const speed = document.getElementById("replay-speed");
   if (!play) return;
@@ -28,13 +31,13 @@
   function stop() {
     clearInterval(timer);
     timer = null;
-    play.textContent = "▶ Play";
+    play.textContent = w("▶ Play");
     play.setAttribute("aria-pressed", "false");
   }
 
   function start() {
     if (at() >= last()) follow("Home"); // from the end, play again from the deal
-    play.textContent = "⏸ Pause";
+    play.textContent = w("⏸ Pause");
     play.setAttribute("aria-pressed", "true");
     timer = setInterval(() => {
       if (at() >= last()) stop();

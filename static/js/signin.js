@@ -4,6 +4,9 @@
 // second, static/js/work.js), and send it with the form.
 (() => {
   "use strict";
+  // The page's words for the scripts, in its language (app/web/pages/jswords.py).
+  const WORDS = JSON.parse(document.querySelector("meta[name=ph-words]")?.content || "{}");
+  const w = (text, vars = {}) => (WORDS[text] || text).replace(/%\((\w+)\)s/g, (_, k) => vars[k]);
   const form = document.querySelector("form[data-signin]");
   if (!form) return;
   const said = form.querySelector(".signin-work");
@@ -19,10 +22,12 @@
     state = { name, required: !!answer.required, challenge: answer.challenge, proof: null };
     if (!state.required) return;
     const mine = state;
-    said.textContent = "This name has had many wrong passwords from elsewhere: this browser is doing about a second of work to show it is not a guessing machine…";
+    said.textContent = w(
+      "This name has had many wrong passwords from elsewhere: this browser is doing about a second of work to show it is not a guessing machine…",
+    );
     mine.work = solve(answer.nonce, Number(answer.bits)).then((proof) => {
       mine.proof = proof;
-      if (state === mine) said.textContent = "Ready.";
+      if (state === mine) said.textContent = w("Ready.");
     });
   }
 

@@ -37,9 +37,11 @@ from sqlalchemy import select
 
 from app.db.models import CompetitionDeal, Game, MoveRecord, Player, Race
 from app.engine import Move, Ruleset, State, get_ruleset
-from app.engine.cards import RANK_LABELS, RANKS, SUITS, name_of, parse_code
+from app.engine.cards import RANKS, SUITS, parse_code
 from app.engine.deals import deal_seed
 from app.services.daily import daily_deal
+from app.web.i18n import LANGS, gettext, speaking
+from app.web.words import card_name, rank_index
 
 PILE_RE = re.compile(
     r'<ol id="pile-(?P<id>[a-z0-9]+)" class="pile (?P<kind>\w+)(?P<fan> fanned)?"'
@@ -53,11 +55,18 @@ STATUS_RE = re.compile(
 # A pile holds nothing but cards, and a card is exactly one of these two shapes: a back that says
 # nothing but "face-down card", or a face whose suit class, name and index all tell the same card.
 ITEM_RE = re.compile(r"<li\b[^>]*>[^<]*</li>")
-BACK = '<li class="b" aria-label="face-down card"></li>'
+# The same in every language the site speaks (app/web/words.py names cards as each language does).
+BACKS = set()
+CARD_BY_NAME: dict[str, tuple[str, str]] = {}  # a card's spoken name → (its code, its index)
+for _lang in LANGS:
+    with speaking(_lang):
+        BACKS.add(f'<li class="b" aria-label="{gettext("face-down card")}"></li>')
+        for _code in (r + s for r in RANKS for s in SUITS):
+            _face = parse_code(_code)
+            CARD_BY_NAME[card_name(_face)] = (_code, rank_index(_face % 13 + 1))
 FACE_RE = re.compile(
     r'<li class="(?P<suit>[cdhs])" aria-label="(?P<name>[^"<>]+)">(?P<rank>[^<]+)</li>'
 )
-CARD_BY_NAME = {name_of(parse_code(r + s)): r + s for r in RANKS for s in SUITS}
 GAME_PATH_RE = re.compile(r"^(?:/api)?/games/(?P<id>[A-Za-z0-9_-]{1,32})(?:/|$)")
 WATCH_PATH_RE = re.compile(r"^/rooms/[A-Z0-9]+/watch/")
 SESSION_COOKIE_RE = re.compile(r"(?:^|;\s*)ph_session=(?P<value>[^;]+)")
@@ -69,14 +78,14 @@ def pile_items(pid: str, body: str) -> list[str | None]:
     assert "".join(items) == body.strip(), f"{pid} holds something other than cards"
     out: list[str | None] = []
     for item in items:
-        if item == BACK:
+        if item in BACKS:
             out.append(None)
             continue
         face = FACE_RE.fullmatch(item)
         assert face is not None, f"{pid} shows a card in an unknown shape: {item}"
-        code = CARD_BY_NAME.get(face["name"])
-        assert code is not None, f"{pid} names no card: {face['name']}"
-        rank = RANK_LABELS[RANKS.index(code[0])]
+        known = CARD_BY_NAME.get(face["name"])
+        assert known is not None, f"{pid} names no card: {face['name']}"
+        code, rank = known
         assert face["suit"] == code[1].lower() and face["rank"] == rank, f"{pid}: {item}"
         out.append(code)
     return out

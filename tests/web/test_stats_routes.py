@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
 import pytest
+from babel.dates import format_date
 from fastapi import FastAPI
 from fastapi.testclient import TestClient
 from sqlalchemy import select
@@ -175,7 +176,9 @@ def test_the_deal_page_of_the_deal_of_the_day_has_its_results(client: TestClient
     past = daily.daily_deal(slug, yesterday, DEVELOPMENT_KEY)
     data = client.get(f"/api/deals/{slug}/{past}").json()
     assert data["daily"] == yesterday.isoformat() and isinstance(data["daily_results"], list)
-    assert f"Results of {yesterday.isoformat()}" in client.get(f"/deal/{slug}/{past}").text
+    # The day in the page's language, as Babel writes it (docs/languages.md).
+    day = format_date(yesterday, "medium", locale="en")
+    assert f"Results of {day}" in client.get(f"/deal/{slug}/{past}").text
 
 
 # -- an app of our own, for exact numbers ----------------------------------------------------------

@@ -8,6 +8,7 @@ from app.engine.games.corners import Corners
 from app.engine.games.patriarchs import Patriarchs
 from app.engine.games.quadrangle import Quadrangle
 from app.engine.games.quadruple_interchange import QuadrupleInterchange
+from app.engine.reasons import N_
 from app.engine.ruleset import Ruleset
 
 GAMES: dict[str, Ruleset] = {
@@ -19,4 +20,6 @@ def get_ruleset(slug: str) -> Ruleset:
     try:
         return GAMES[slug]
     except (KeyError, TypeError):
-        raise UnknownGame(f"There is no game called {slug!r}.") from None
+        raise UnknownGame(
+            N_("There is no game called %(game)s."), "unknown_game", game=repr(slug)
+        ) from None

@@ -5,10 +5,11 @@ down in suit without wrap."""
 from __future__ import annotations
 
 from app.engine.building import up_in_suit_refusal
-from app.engine.cards import KING, label_of, rank_of, suit_of
+from app.engine.cards import KING, rank_of, suit_of
 from app.engine.layout import Fan, Layout, PileKind, row_of
 from app.engine.moves import Move
-from app.engine.ruleset import Ruleset, fail
+from app.engine.reasons import N_, CardRef
+from app.engine.ruleset import Ruleset, fail, refuse
 from app.engine.state import Pile, State
 
 _PILES = 10
@@ -17,11 +18,11 @@ _PILES = 10
 class CastlesEnd(Ruleset):
     slug = "castles-end"
     name = "Castle's End"
-    blurb = (
+    blurb = N_(
         "One deck, every card face up. You choose the base rank with your first "
         "foundation move; ten piles build up or down in suit."
     )
-    table_note = (
+    table_note = N_(
         "Your first foundation card sets the base rank; piles build up or down in "
         "suit, an Ace and a King are not neighbours."
     )
@@ -77,25 +78,32 @@ class CastlesEnd(Ruleset):
     def _play(self, piles: list[Pile], state: State, src: int, dst: int, count: int) -> bool:
         self._refuse_from_foundation(src)
         if count != 1:
-            fail("Only the top card of a pile moves, one card at a time.")
+            fail("one_card_at_a_time", N_("Only the top card of a pile moves, one card at a time."))
         card, target = piles[src][-1], piles[dst]
         base = self.base_rank(state)
         if self.kind(dst) is PileKind.FOUNDATION:
             why = up_in_suit_refusal(card, target, wrap=True, start=base)
             if why:
-                fail(why)
+                refuse(why)
         elif base is None:
             fail(
-                "First choose the base: move a card to a foundation. Until then, nothing "
-                "else may move."
+                "choose_base_first",
+                N_(
+                    "First choose the base: move a card to a foundation. Until then, nothing "
+                    "else may move."
+                ),
             )
         elif target:
             top = target[-1]
             if suit_of(card) != suit_of(top) or abs(rank_of(card) - rank_of(top)) != 1:
                 fail(
-                    f"{label_of(card)} cannot go on {label_of(top)}: in the tableau a card goes "
-                    "on one of its suit one rank higher or lower (an Ace and a King are not "
-                    "neighbours)."
+                    "tableau_up_or_down",
+                    N_(
+                        "%(card)s cannot go on %(top)s: in the tableau a card goes on one of its "
+                        "suit one rank higher or lower (an Ace and a King are not neighbours)."
+                    ),
+                    card=CardRef(card),
+                    top=CardRef(top),
                 )
         piles[src], piles[dst] = piles[src][:-1], (*target, card)
         return False

@@ -4,10 +4,11 @@ dealt base, 5 reserves in a cross refilled from the stock, 3 passes through the 
 from __future__ import annotations
 
 from app.engine.building import up_in_suit_refusal
-from app.engine.cards import SUIT_SYMBOLS, label_of, rank_of, succ, suit_of
+from app.engine.cards import SUIT_SYMBOLS, rank_of, succ, suit_of
 from app.engine.layout import Layout, PileKind, PileSpec
 from app.engine.moves import Move
-from app.engine.ruleset import Ruleset, fail
+from app.engine.reasons import N_, CardRef, SuitRef
+from app.engine.ruleset import Ruleset, fail, refuse
 from app.engine.state import Pile, State
 
 _DEAL = Move("stock", "waste")
@@ -17,11 +18,11 @@ _F, _R = PileKind.FOUNDATION, PileKind.RESERVE
 class Corners(Ruleset):
     slug = "corners"
     name = "Corners"
-    blurb = (
+    blurb = N_(
         "One deck. Four foundations in the corners, each from its own base card, fed "
         "from a cross of five reserves. Three passes through the stock."
     )
-    table_note = (
+    table_note = N_(
         "Foundations in the corners build up in suit from their own base card; the "
         "reserves in the cross and the waste feed them."
     )
@@ -81,19 +82,25 @@ class Corners(Ruleset):
             filled = [self._refill(piles, r) for r in self.reserves if not piles[r]]
             return any(filled)
         if self.kind(dst) is not PileKind.FOUNDATION:
-            fail("In Corners cards go only to the foundations: nothing is built anywhere else.")
+            fail(
+                "corners_foundations_only",
+                N_("In Corners cards go only to the foundations: nothing is built anywhere else."),
+            )
         if count != 1:
-            fail("Cards go to a foundation one at a time.")
+            fail("foundation_one_at_a_time", N_("Cards go to a foundation one at a time."))
         card = piles[src][-1]
         target = piles[dst]
         if suit_of(target[0]) != suit_of(card):
             fail(
-                f"{label_of(card)} cannot go on foundation {self.pile_ids[dst]}: "
-                f"it builds {SUIT_SYMBOLS[suit_of(target[0])]} only."
+                "foundation_other_suit",
+                N_("%(card)s cannot go on foundation %(pile)s: it builds %(suit)s only."),
+                card=CardRef(card),
+                pile=self.pile_ids[dst],
+                suit=SuitRef(suit_of(target[0])),
             )
         why = up_in_suit_refusal(card, target, wrap=True, start=None)
         if why:
-            fail(why)
+            refuse(why)
         piles[src], piles[dst] = piles[src][:-1], (*target, card)
         if self.kind(src) is PileKind.RESERVE and not piles[src]:
             return self._refill(piles, src)

@@ -5,11 +5,12 @@ the two foundations of a suit may trade cards where they meet."""
 from __future__ import annotations
 
 from app.engine.building import down_in_suit_refusal, up_in_suit_refusal
-from app.engine.cards import ACE, KING, SUIT_SYMBOLS, face, label_of, rank_of, suit_of
+from app.engine.cards import ACE, KING, SUIT_SYMBOLS, face, rank_of, suit_of
 from app.engine.deals import canonical_deck
 from app.engine.layout import Layout, PileKind, PileSpec
 from app.engine.moves import Move
-from app.engine.ruleset import Ruleset, fail
+from app.engine.reasons import N_, CardRef, SuitRef
+from app.engine.ruleset import Ruleset, fail, refuse
 from app.engine.state import Pile, State
 
 _DEAL = Move("stock", "waste")
@@ -19,11 +20,11 @@ _F, _R = PileKind.FOUNDATION, PileKind.RESERVE
 class Patriarchs(Ruleset):
     slug = "patriarchs"
     name = "Patriarchs"
-    blurb = (
+    blurb = N_(
         "Two decks. Aces build up on one side, Kings down on the other, fed from a "
         "three-by-three reserve; the two meet in the middle."
     )
-    table_note = (
+    table_note = N_(
         "Left column: Aces building up ↑. Right column: Kings building down ↓. The "
         "3×3 reserve and the waste feed them."
     )
@@ -85,21 +86,30 @@ class Patriarchs(Ruleset):
             return False  # every card turned over was seen on the waste
         if self.kind(dst) is not PileKind.FOUNDATION:
             if self.kind(src) is PileKind.FOUNDATION:
-                fail("A foundation card may move only to the other foundation of its own suit.")
+                fail(
+                    "foundation_transfer_suit",
+                    N_("A foundation card may move only to the other foundation of its own suit."),
+                )
             fail(
-                "In Patriarchs cards go only to the foundations: nothing may be put on a "
-                "reserve, and only the stock deals to the waste."
+                "patriarchs_foundations_only",
+                N_(
+                    "In Patriarchs cards go only to the foundations: nothing may be put on a "
+                    "reserve, and only the stock deals to the waste."
+                ),
             )
         if count != 1:
-            fail("Cards go to a foundation one at a time.")
+            fail("foundation_one_at_a_time", N_("Cards go to a foundation one at a time."))
         card, target = piles[src][-1], piles[dst]
         ascending = self.foundations.index(dst) < 4
         if self.kind(src) is PileKind.FOUNDATION:
             self._check_transfer(piles, src, dst)
         elif suit_of(target[0]) != suit_of(card):
             fail(
-                f"{label_of(card)} cannot go on foundation {self.pile_ids[dst]}: "
-                f"it builds {SUIT_SYMBOLS[suit_of(target[0])]} only."
+                "foundation_other_suit",
+                N_("%(card)s cannot go on foundation %(pile)s: it builds %(suit)s only."),
+                card=CardRef(card),
+                pile=self.pile_ids[dst],
+                suit=SuitRef(suit_of(target[0])),
             )
         why = (
             up_in_suit_refusal(card, target, wrap=False, start=None)
@@ -107,7 +117,7 @@ class Patriarchs(Ruleset):
             else down_in_suit_refusal(card, target)
         )
         if why:
-            fail(why)
+            refuse(why)
         piles[src], piles[dst] = piles[src][:-1], (*target, card)
         if self.kind(src) is PileKind.RESERVE and not piles[src]:
             return self._refill(piles, src)
@@ -117,15 +127,25 @@ class Patriarchs(Ruleset):
         """P5: between the Ace and King foundations of one suit, only where they meet."""
         i, j = self.foundations.index(src), self.foundations.index(dst)
         if i % 4 != j % 4:
-            fail("A foundation card may move only to the other foundation of its own suit.")
+            fail(
+                "foundation_transfer_suit",
+                N_("A foundation card may move only to the other foundation of its own suit."),
+            )
         if len(piles[src]) == 1:
-            bottom = "Ace" if i < 4 else "King"
-            fail(f"The bottom {bottom} of a foundation never moves.")
+            if i < 4:
+                fail("bottom_ace_stays", N_("The bottom Ace of a foundation never moves."))
+            fail("bottom_king_stays", N_("The bottom King of a foundation never moves."))
         up, down = (piles[src], piles[dst]) if i < 4 else (piles[dst], piles[src])
         if rank_of(down[-1]) != rank_of(up[-1]) + 1:
             fail(
-                f"The two {SUIT_SYMBOLS[i % 4]} foundations trade cards only where they meet "
-                f"({label_of(up[-1])} and {label_of(down[-1])} do not)."
+                "foundations_meet",
+                N_(
+                    "The two %(suit)s foundations trade cards only where they meet (%(up)s and "
+                    "%(down)s do not)."
+                ),
+                suit=SuitRef(i % 4),
+                up=CardRef(up[-1]),
+                down=CardRef(down[-1]),
             )
 
     def _refill(self, piles: list[Pile], reserve: int) -> bool:

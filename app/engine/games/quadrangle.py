@@ -4,10 +4,11 @@ building down in suit with wrap, refilled from the waste or stock; one pass thro
 from __future__ import annotations
 
 from app.engine.building import up_in_suit_refusal
-from app.engine.cards import face, label_of, pred, rank_of, succ, suit_of
+from app.engine.cards import face, pred, rank_of, succ, suit_of
 from app.engine.layout import Fan, Layout, PileKind, PileSpec, row_of
 from app.engine.moves import Move
-from app.engine.ruleset import Ruleset, fail
+from app.engine.reasons import N_, CardRef
+from app.engine.ruleset import Ruleset, fail, refuse
 from app.engine.state import Pile, State
 
 _DEAL = Move("stock", "waste")
@@ -16,11 +17,11 @@ _DEAL = Move("stock", "waste")
 class Quadrangle(Ruleset):
     slug = "quadrangle"
     name = "Quadrangle"
-    blurb = (
+    blurb = N_(
         "Two decks. Twelve piles build down in suit, wrapping from Ace to King; eight "
         "foundations climb from a base rank the deal chooses."
     )
-    table_note = (
+    table_note = N_(
         "Foundations build up in suit from the base rank, past the King; piles build "
         "down in suit, a King may go on an Ace."
     )
@@ -89,24 +90,35 @@ class Quadrangle(Ruleset):
             return self._deal_one(piles, src, dst, count)
         self._refuse_from_foundation(src)
         if dst == self.stock:
-            fail("Cards never go back to the stock: Quadrangle deals the stock only once.")
+            fail(
+                "stock_once",
+                N_("Cards never go back to the stock: Quadrangle deals the stock only once."),
+            )
         if dst == self.waste:
-            fail("Only the stock deals to the waste.")
+            fail("only_stock_to_waste", N_("Only the stock deals to the waste."))
         if count != 1:
-            fail("Only the top card of a pile moves, one card at a time.")
+            fail("one_card_at_a_time", N_("Only the top card of a pile moves, one card at a time."))
         card = piles[src][-1]
         target = piles[dst]
         if self.kind(dst) is PileKind.FOUNDATION:
             why = up_in_suit_refusal(card, target, wrap=True, start=self.base_rank(state))
             if why:
-                fail(why)
+                refuse(why)
         elif not target:
             if src == self.waste:
-                fail("An empty pile takes only the top card of another tableau pile.")
+                fail(
+                    "empty_pile_from_tableau",
+                    N_("An empty pile takes only the top card of another tableau pile."),
+                )
         elif suit_of(card) != suit_of(target[-1]) or rank_of(card) != pred(rank_of(target[-1])):
             fail(
-                f"{label_of(card)} cannot go on {label_of(target[-1])}: the tableau builds down "
-                "by one in suit (a King may go on an Ace)."
+                "tableau_down_wrap",
+                N_(
+                    "%(card)s cannot go on %(top)s: the tableau builds down by one in suit (a "
+                    "King may go on an Ace)."
+                ),
+                card=CardRef(card),
+                top=CardRef(target[-1]),
             )
         piles[src], piles[dst] = piles[src][:-1], (*target, card)
         if self.kind(src) is PileKind.TABLEAU and not piles[src]:

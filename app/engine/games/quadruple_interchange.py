@@ -5,10 +5,11 @@ pile; one pass through the stock."""
 from __future__ import annotations
 
 from app.engine.building import up_in_suit_refusal
-from app.engine.cards import ACE, KING, label_of, rank_of, suit_of
+from app.engine.cards import ACE, KING, rank_of, suit_of
 from app.engine.layout import Fan, Layout, PileKind, PileSpec, row_of
 from app.engine.moves import Move
-from app.engine.ruleset import Ruleset, fail
+from app.engine.reasons import N_, CardRef
+from app.engine.ruleset import Ruleset, fail, refuse
 from app.engine.state import Pile, State
 
 _DEAL = Move("stock", "waste")
@@ -32,11 +33,11 @@ def run_length(pile: Pile) -> int:
 class QuadrupleInterchange(Ruleset):
     slug = "quadruple-interchange"
     name = "Quadruple Interchange"
-    blurb = (
+    blurb = N_(
         "Four decks, 208 cards. Eleven deep piles hide every other card "
         "face down; runs in suit move together on the way to sixteen foundations."
     )
-    table_note = (
+    table_note = N_(
         "Foundations build Ace to King in suit; piles build down in suit, "
         "and a run in suit moves together."
     )
@@ -115,29 +116,41 @@ class QuadrupleInterchange(Ruleset):
             return self._deal_one(piles, src, dst, count)
         self._refuse_from_foundation(src)
         if dst == self.stock:
-            fail("Cards never go back to the stock: Quadruple Interchange deals it only once.")
+            fail(
+                "stock_once_qi",
+                N_("Cards never go back to the stock: Quadruple Interchange deals it only once."),
+            )
         if dst == self.waste:
-            fail("Only the stock deals to the waste.")
+            fail("only_stock_to_waste", N_("Only the stock deals to the waste."))
         pile, target = piles[src], piles[dst]
         if src == self.waste and count != 1:
-            fail("Only the top card of the waste can be played.")
+            fail("waste_top_only", N_("Only the top card of the waste can be played."))
         if pile[-count] < 0 or (count > 1 and run_length(pile) < count):
             if min(pile[-count:]) < 0:
-                fail("Face-down cards cannot be moved.")
-            fail(f"Those {count} cards are not a run: a run descends by one in the same suit.")
+                fail("face_down", N_("Face-down cards cannot be moved."))
+            fail(
+                "not_a_run",
+                N_("Those %(count)s cards are not a run: a run descends by one in the same suit."),
+                count=count,
+            )
         bottom = pile[-count]
         if self.kind(dst) is PileKind.FOUNDATION:
             if count != 1:
-                fail("Cards go to a foundation one at a time.")
+                fail("foundation_one_at_a_time", N_("Cards go to a foundation one at a time."))
             why = up_in_suit_refusal(bottom, target, wrap=False, start=ACE)
             if why:
-                fail(why)
+                refuse(why)
         elif target:
             top = target[-1]
             if suit_of(bottom) != suit_of(top) or rank_of(bottom) + 1 != rank_of(top):
                 fail(
-                    f"{label_of(bottom)} cannot go on {label_of(top)}: the tableau builds down "
-                    "by one in suit (a King never goes on an Ace)."
+                    "tableau_down_no_wrap",
+                    N_(
+                        "%(card)s cannot go on %(top)s: the tableau builds down by one in suit "
+                        "(a King never goes on an Ace)."
+                    ),
+                    card=CardRef(bottom),
+                    top=CardRef(top),
                 )
         rest = pile[:-count]
         revealed = bool(rest) and rest[-1] < 0

@@ -11,8 +11,10 @@ from starlette.exceptions import HTTPException
 from starlette.routing import Match
 
 from app.services.errors import ServiceError
+from app.web.i18n import N_, gettext
 from app.web.pages.templating import render
 from app.web.state import settings_of
+from app.web.words import service_message
 
 _HTTP_CODES = {404: "not_found", 405: "method_not_allowed", 401: "unauthenticated"}
 _UNREADABLE_BODY = (
@@ -30,20 +32,20 @@ def error_json(status: int, code: str, message: str, **extra: Any) -> JSONRespon
 
 # Refusals whose page deserves its own heading (the same-deal rule is not "not yours").
 _TITLES = {
-    "same_deal_in_play": "Finish your own game first",
-    "deal_not_finished": "Finish this deal first",
+    "same_deal_in_play": N_("Finish your own game first"),
+    "deal_not_finished": N_("Finish this deal first"),
 }
 _STATUS_TITLES = {
-    404: "Not found",
-    403: "Not yours",
-    409: "Conflict",
-    429: "Slow down",
-    503: "Back in a moment",
+    404: N_("Not found"),
+    403: N_("Not yours"),
+    409: N_("Conflict"),
+    429: N_("Slow down"),
+    503: N_("Back in a moment"),
 }
 
 
 def error_page(request: Request, status: int, message: str, code: str = "") -> Response:
-    title = _TITLES.get(code) or _STATUS_TITLES.get(status, "Something is off")
+    title = gettext(_TITLES.get(code) or _STATUS_TITLES.get(status, N_("Something is off")))
     return render(request, "pages/error.html", {"title": title, "message": message}, status)
 
 
@@ -52,16 +54,18 @@ def _describe(errors: Any) -> str:
     for err in errors:
         where = ".".join(str(x) for x in err.get("loc", ()) if x not in ("body", "query", "path"))
         parts.append(f"{where}: {err.get('msg')}" if where else str(err.get("msg")))
-    return "; ".join(parts) or "The request is not valid."
+    return "; ".join(parts) or gettext("The request is not valid.")
 
 
 def install(app: FastAPI) -> None:
     @app.exception_handler(ServiceError)
     async def _service_error(request: Request, exc: ServiceError) -> Response:
         if is_api(request):
-            response: Response = error_json(exc.status, exc.code, exc.message, **exc.details)
+            response: Response = error_json(
+                exc.status, exc.code, service_message(exc), **exc.details
+            )
         else:
-            response = error_page(request, exc.status, exc.message, exc.code)
+            response = error_page(request, exc.status, service_message(exc), exc.code)
         response.headers.update(getattr(exc, "headers", {}))
         if exc.status == 503:
             response.headers["Retry-After"] = str(settings_of(request).retry_after_seconds)
@@ -78,14 +82,14 @@ def install(app: FastAPI) -> None:
     async def _http(request: Request, exc: HTTPException) -> Response:
         if exc.status_code == 400 and exc.detail == _UNREADABLE_BODY:
             # A body that is not even text (bad UTF-8) is as malformed as bad JSON.
-            message = "The request body could not be read: send UTF-8 JSON."
+            message = gettext("The request body could not be read: send UTF-8 JSON.")
             if is_api(request):
                 return error_json(422, "invalid_request", message)
             return error_page(request, 422, message)
         code = _HTTP_CODES.get(exc.status_code, "http_error")
-        message = exc.detail if isinstance(exc.detail, str) else "Request refused."
+        message = exc.detail if isinstance(exc.detail, str) else gettext("Request refused.")
         if exc.status_code == 404 and message == "Not Found":
-            message = "There is nothing at this address."
+            message = gettext("There is nothing at this address.")
         response = (
             error_json(exc.status_code, code, message)
             if is_api(request)

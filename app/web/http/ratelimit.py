@@ -20,7 +20,7 @@ from limits.strategies import FixedWindowRateLimiter
 from starlette.requests import HTTPConnection
 
 from app.config import Settings
-from app.services.errors import ServiceError
+from app.services.errors import N_, ServiceError
 
 log = logging.getLogger(__name__)
 
@@ -29,7 +29,10 @@ class RateLimited(ServiceError):
     status, code = 429, "rate_limited"
 
     def __init__(self, message: str, retry_after: int) -> None:
-        super().__init__(message)
+        # ``reason``: a message of the catalogs itself (app/web/words.py says it too).
+        super().__init__(
+            N_("%(reason)s (try again in %(retry)s s)"), reason=message, retry=retry_after
+        )
         self.retry_after = retry_after
         self.headers = {"Retry-After": str(retry_after)}
 
@@ -136,7 +139,7 @@ class RateLimits:
                 return
             if stats is not None:
                 retry = max(1, math.ceil(stats.reset_time - time.time()))
-                raise RateLimited(f"{rule.message} (try again in {retry} s)", retry)
+                raise RateLimited(rule.message, retry)
 
     def hit_address(self, request: Request, rule: Rule | None = None) -> None:
         """Counts against the address's overall limit, and against ``rule`` for it."""

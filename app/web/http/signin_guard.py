@@ -43,13 +43,29 @@ from limits.errors import StorageError
 from starlette.requests import HTTPConnection
 
 from app.config import Settings
-from app.services.errors import ServiceError
+from app.services.errors import N_, ServiceError
 from app.web.http.ratelimit import RateLimits, Rule
 
 log = logging.getLogger(__name__)
 
 DAY = 86_400
 _PROOF_DIGITS = 16  # the proof is a decimal number of at most this many digits
+
+
+_WAIT_A_MINUTE = N_(
+    "many wrong passwords have been tried for this name lately, from places it has "
+    "never signed in from. To keep it safe, a browser that has not signed in as this "
+    "name before must first do about a second of work: type your password again and "
+    "this page does it (it needs JavaScript). Without JavaScript, sign in on a device "
+    "you have signed in on before, or wait about %(minutes)s minute."
+)
+_WAIT_MINUTES = N_(
+    "many wrong passwords have been tried for this name lately, from places it has "
+    "never signed in from. To keep it safe, a browser that has not signed in as this "
+    "name before must first do about a second of work: type your password again and "
+    "this page does it (it needs JavaScript). Without JavaScript, sign in on a device "
+    "you have signed in on before, or wait about %(minutes)s minutes."
+)
 
 
 class ProofRequired(ServiceError):
@@ -184,14 +200,7 @@ class SignInGuard:
 
     def proof_required(self, name_key: str) -> ProofRequired:
         minutes = max(1, math.ceil(self.calm_in(name_key) / 60))
-        return ProofRequired(
-            "many wrong passwords have been tried for this name lately, from places it has "
-            "never signed in from. To keep it safe, a browser that has not signed in as this "
-            "name before must first do about a second of work: type your password again and "
-            "this page does it (it needs JavaScript). Without JavaScript, sign in on a device "
-            f"you have signed in on before, or wait about {minutes} minute"
-            f"{'s' * (minutes != 1)}."
-        )
+        return ProofRequired(_WAIT_A_MINUTE if minutes == 1 else _WAIT_MINUTES, minutes=minutes)
 
     # -- proofs of work --------------------------------------------------------------------------
 

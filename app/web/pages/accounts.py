@@ -11,7 +11,9 @@ from fastapi.responses import JSONResponse, RedirectResponse, Response
 from app.services.errors import ServiceError
 from app.web.deps import AccountsDep, PlayersDep, ViewerDep
 from app.web.download import json_download
+from app.web.i18n import gettext as _
 from app.web.pages.templating import render
+from app.web.words import service_message
 
 router = APIRouter()
 
@@ -19,7 +21,7 @@ router = APIRouter()
 @router.get("/account/export", include_in_schema=False)
 def export_page(viewer: ViewerDep, accounts: AccountsDep) -> Response:
     if viewer is None:
-        answer = {"error": {"code": "no_player", "message": "You have no data yet."}}
+        answer = {"error": {"code": "no_player", "message": _("You have no data yet.")}}
         return JSONResponse(answer, 404)
     return json_download(accounts.export(viewer))
 
@@ -36,14 +38,17 @@ def delete_account(
     if viewer is None:
         return RedirectResponse("/account", status_code=303)
     if confirm != "delete":
-        message = 'Tick "Yes, delete my account" to delete it: nothing was deleted.'
+        message = _('Tick "Yes, delete my account" to delete it: nothing was deleted.')
         return render(
-            request, "pages/error.html", {"title": "Account not deleted", "message": message}, 422
+            request,
+            "pages/error.html",
+            {"title": _("Account not deleted"), "message": message},
+            422,
         )
     try:
         accounts.delete_own(viewer, password or None)
     except ServiceError as exc:
-        context = {"title": "Account not deleted", "message": exc.message}
+        context = {"title": _("Account not deleted"), "message": service_message(exc)}
         return render(request, "pages/error.html", context, exc.status)
     players.forget(viewer)
     request.session.clear()
@@ -51,8 +56,10 @@ def delete_account(
         request,
         "pages/error.html",
         {
-            "title": "Your account is deleted",
-            "message": "Your name, password and sessions are gone. Your games stay on the deal "
-            "pages and in races as an anonymous player's.",
+            "title": _("Your account is deleted"),
+            "message": _(
+                "Your name, password and sessions are gone. Your games stay on the deal "
+                "pages and in races as an anonymous player's."
+            ),
         },
     )

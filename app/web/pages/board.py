@@ -18,13 +18,16 @@ from markupsafe import Markup
 
 from app.engine import Card, Fan, Move, PileKind, Ruleset
 from app.services.game_views import GameView
+from app.web import i18n
+from app.web.i18n import N_
+from app.web.words import card_name, rank_index
 
 _KIND_NOUN = {
-    PileKind.STOCK: "Stock",
-    PileKind.WASTE: "Waste",
-    PileKind.FOUNDATION: "Foundation",
-    PileKind.TABLEAU: "Pile",
-    PileKind.RESERVE: "Reserve",
+    PileKind.STOCK: N_("Stock"),
+    PileKind.WASTE: N_("Waste"),
+    PileKind.FOUNDATION: N_("Foundation %(id)s"),
+    PileKind.TABLEAU: N_("Pile %(id)s"),
+    PileKind.RESERVE: N_("Reserve %(id)s"),
 }
 
 
@@ -35,14 +38,14 @@ class CardView:
     code: str | None
     suit: str = ""  # c, d, h or s: the CSS class that colours the card and draws its suit
     rank: str = ""  # the corner index: A 2 … 10 J Q K
-    name: str = "face-down card"  # what a screen reader says
+    name: str = ""  # what a screen reader says (a face-down card: the template says so)
 
     @classmethod
     def of(cls, code: str | None) -> CardView:
         if code is None:
             return cls(None)
         card = Card.parse(code)
-        return cls(code, code[1].lower(), card.rank_label, card.name)
+        return cls(code, code[1].lower(), rank_index(card.rank), card_name(card.face))
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,10 +76,10 @@ class GameHeader:
 
 def pile_title(rules: Ruleset, pile_id: str) -> str:
     spec = rules.layout.piles[rules.layout.index[pile_id]]
-    noun = _KIND_NOUN[spec.kind]
+    title = i18n.gettext(_KIND_NOUN[spec.kind])
     if spec.kind in (PileKind.STOCK, PileKind.WASTE):
-        return noun
-    return f"{noun} {pile_id}" + (f" {spec.label}" if spec.label else "")
+        return title
+    return title % {"id": pile_id} + (f" {spec.label}" if spec.label else "")
 
 
 def pile_views(view: GameView, only: tuple[str, ...] | None = None) -> list[PileView]:
@@ -101,7 +104,11 @@ def pile_views(view: GameView, only: tuple[str, ...] | None = None) -> list[Pile
         else:
             drawn = codes[-1:]
         title = pile_title(view.rules, spec.id)
-        label = title if fanned else f"{title}, {count} card{'s' * (count != 1)}"
+        label = (
+            title
+            if fanned
+            else i18n.say_n("%(title)s, %(n)s card", "%(title)s, %(n)s cards", count, title=title)
+        )
         out.append(
             PileView(
                 id=spec.id,
@@ -127,7 +134,9 @@ def layout_css(rules: Ruleset) -> Markup:
     rules_css = []
     for spec in rules.layout.piles:
         if spec.kind is PileKind.STOCK:
-            caption = "↺" if rules.max_redeals else "stock"
+            caption = "↺" if rules.max_redeals else i18n.pgettext("empty pile", "stock")
+        elif spec.kind is PileKind.WASTE:
+            caption = i18n.pgettext("empty pile", "waste")
         else:
             caption = spec.label or spec.id
         rules_css.append(
@@ -181,9 +190,8 @@ def _elapsed_seconds(view: GameView) -> int:
 
 
 def duration_words(seconds: int) -> str:
-    if seconds % 60 == 0:
-        return f"{seconds // 60} minute{'s' * (seconds != 60)}"
-    return f"{seconds} second{'s' * (seconds != 1)}"
+    """A span in words, in the player's language (Babel's units): "2 minutes", "90 Sekunden"."""
+    return i18n.duration(seconds)
 
 
 # The clock's face: under an hour, from an hour. The board page is sent these patterns, so the
@@ -233,24 +241,24 @@ def status_context(
     # Each fact with the width of its longest value (in digits), so that the line of facts
     # never rewraps as numbers grow: the table below it never moves.
     facts: list[tuple[str, str, int]] = [
-        ("Moves", str(g.moves), 3),
+        (N_("Moves"), str(g.moves), 3),
         (
-            "Foundations",
+            N_("Foundations"),
             f"{rules.on_foundations(state)}/{rules.cards}",
             2 * len(str(rules.cards)) + 1,
         ),
     ]
     if rules.stock >= 0:
-        facts.append(("Stock", str(view.stock_count), len(str(rules.cards))))
+        facts.append((N_("Stock"), str(view.stock_count), len(str(rules.cards))))
     if redeals is not None:
-        facts.append(("Redeals left", str(redeals), 1))
+        facts.append((N_("Redeals left"), str(redeals), 1))
     if rules.shows_base_rank:
-        facts.append(("Base", "—" if base is None else Card(base, 0).rank_label, 2))
+        facts.append((N_("Base"), "—" if base is None else rank_index(base), 2))
     elapsed = _elapsed_seconds(view)
     summary = None
     if view.finished:
         won = g.status == "won"
-        moves = f"{g.moves} move{'s' * (g.moves != 1)}"
+        moves = i18n.say_n("%(n)s move", "%(n)s moves", g.moves)
         summary = {
             # The solver's verdict on the deal (None for masked views: a spoiler) and, for a
             # winnable deal, its solution as a replay.
@@ -258,14 +266,18 @@ def status_context(
             "solution_path": f"/games/{g.id}/solution" if view.deal_winnable else None,
             # Where the game slipped (issue #22): for whoever sees the game whole.
             "analysis_path": None if view.masked else f"/games/{g.id}/analysis",
-            "title": "You won!" if won else "Game over",
+            "title": i18n.gettext("You won!") if won else i18n.gettext("Game over"),
             # A win against the deal's records and the player's own (app/web/pages/wins.py).
             "compare": compare or [],
             "text": (
-                f"{moves} in {clock_text(elapsed)}."
+                i18n.say("%(moves)s in %(time)s.", moves=moves, time=clock_text(elapsed))
                 if won
-                else f"{rules.on_foundations(state)} of {rules.cards} cards reached the "
-                f"foundations in {moves}."
+                else i18n.say(
+                    "%(home)s of %(cards)s cards reached the foundations in %(moves)s.",
+                    home=rules.on_foundations(state),
+                    cards=rules.cards,
+                    moves=moves,
+                )
             ),
         }
     # No legal move left, yet the last step can be undone: the player decides (contract v2).
@@ -287,10 +299,12 @@ def status_context(
         "undo_why": (
             ""
             if g.can_undo or view.finished
-            else "There is no move to take back yet."
+            else i18n.gettext("There is no move to take back yet.")
             if g.moves == 0
-            else "Undo is off: your last move turned up a card you had not seen, and a card once "
-            "seen cannot be unseen."
+            else i18n.gettext(
+                "Undo is off: your last move turned up a card you had not seen, and a card once "
+                "seen cannot be unseen."
+            )
         ),
         "on_foundations": rules.on_foundations(state),
         "cards": rules.cards,

@@ -9,6 +9,9 @@ from dataclasses import dataclass
 
 from markupsafe import Markup, escape
 
+from app.web import i18n
+from app.web.i18n import N_
+
 W, H = 320, 120  # the drawing's own units; it scales to its box
 PAD_L, PAD_R, PAD_T, PAD_B = 34, 8, 8, 22
 
@@ -49,9 +52,9 @@ def _axes(y_labels: Sequence[tuple[float, str]], x_first: str, x_last: str) -> s
 def win_rate_chart(key: str, won: Sequence[bool]) -> Chart:
     """The win rate over the games so far, after each game."""
     n = len(won)
-    title = "Win rate, game after game"
+    title = i18n.gettext("Win rate, game after game")
     if not n:
-        return Chart(key, title, "No finished rated games yet.", Markup(""))
+        return Chart(key, title, i18n.gettext("No finished rated games yet."), Markup(""))
     rates, wins = [], 0
     for i, w in enumerate(won, 1):
         wins += w
@@ -64,19 +67,33 @@ def win_rate_chart(key: str, won: Sequence[bool]) -> Chart:
         return f"{x:.1f},{y:.1f}"
 
     line = " ".join(point(i, r) for i, r in enumerate(rates))
-    marks = [(PAD_T + inner_h * (1 - v), f"{int(v * 100)}%") for v in (0.0, 0.5, 1.0)]
-    body = _axes(marks, "game 1", f"game {n}") + f'<polyline class="series" points="{line}"/>'
+    marks = [(PAD_T + inner_h * (1 - v), i18n.percent(v)) for v in (0.0, 0.5, 1.0)]
+    first, last = i18n.say("game %(n)s", n=1), i18n.say("game %(n)s", n=n)
+    body = _axes(marks, first, last) + f'<polyline class="series" points="{line}"/>'
     steps = sorted({max(1, round(n * k / 4)) for k in (1, 2, 3, 4)})
-    said = "; ".join(f"after {i} game{'s' * (i != 1)}: {rates[i - 1]:.0%}" for i in steps)
-    text = f"{wins} wins in {n} finished rated games. Win rate {said}."
+    said = "; ".join(
+        i18n.say_n(
+            "after %(n)s game: %(rate)s",
+            "after %(n)s games: %(rate)s",
+            i,
+            rate=i18n.percent(rates[i - 1]),
+        )
+        for i in steps
+    )
+    text = i18n.say(
+        "%(wins)s wins in %(n)s finished rated games. Win rate %(said)s.",
+        wins=wins,
+        n=n,
+        said=said,
+    )
     return Chart(key, title, text, _svg(key, title, text, body))
 
 
 def streak_chart(key: str, streaks: Sequence[int]) -> Chart:
     """Every run of wins, in order, as a bar."""
-    title = "Runs of wins, in order"
+    title = i18n.gettext("Runs of wins, in order")
     if not streaks:
-        return Chart(key, title, "No win yet.", Markup(""))
+        return Chart(key, title, i18n.gettext("No win yet."), Markup(""))
     shown = list(streaks[-40:])
     top = max(shown)
     inner_w, inner_h = W - PAD_L - PAD_R, H - PAD_T - PAD_B
@@ -90,17 +107,32 @@ def streak_chart(key: str, streaks: Sequence[int]) -> Chart:
             f'height="{h:.1f}"/>'
         )
     marks = [(PAD_T + inner_h, "0"), (PAD_T, str(top))]
-    body = _axes(marks, "first", "latest") + "".join(bars)
+    body = _axes(marks, i18n.gettext("first"), i18n.gettext("latest")) + "".join(bars)
     listed = ", ".join(str(s) for s in shown)
-    older = f" (the latest {len(shown)} of {len(streaks)})" if len(streaks) > len(shown) else ""
-    text = f"Runs of wins in a row{older}: {listed}. Longest: {max(streaks)}."
+    if len(streaks) > len(shown):
+        text = i18n.say(
+            "Runs of wins in a row (the latest %(shown)s of %(all)s): %(listed)s. Longest: "
+            "%(longest)s.",
+            shown=len(shown),
+            all=len(streaks),
+            listed=listed,
+            longest=max(streaks),
+        )
+    else:
+        text = i18n.say(
+            "Runs of wins in a row: %(listed)s. Longest: %(longest)s.",
+            listed=listed,
+            longest=max(streaks),
+        )
     return Chart(key, title, text, _svg(key, title, text, body))
 
 
-def moves_histogram(key: str, moves: Sequence[int], title: str = "Moves per win") -> Chart:
-    """How many wins took how many moves, in up to eight equal bins."""
+def moves_histogram(key: str, moves: Sequence[int], title: str = N_("Moves per win")) -> Chart:
+    """How many wins took how many moves, in up to eight equal bins (``title``: a message of
+    the catalogs)."""
+    title = i18n.gettext(title)
     if not moves:
-        return Chart(key, title, "No win yet.", Markup(""))
+        return Chart(key, title, i18n.gettext("No win yet."), Markup(""))
     low, high = min(moves), max(moves)
     bins = min(8, high - low + 1)
     size = max(1, -(-(high - low + 1) // bins))
@@ -120,8 +152,13 @@ def moves_histogram(key: str, moves: Sequence[int], title: str = "Moves per win"
         a, b = low + i * size, low + (i + 1) * size - 1
         if c:
             span = str(a) if a == b else f"{a}–{b}"
-            said.append(f"{span} moves: {c}")
+            said.append(i18n.say("%(span)s moves: %(count)s", span=span, count=c))
     marks = [(PAD_T + inner_h, "0"), (PAD_T, str(top))]
     body = _axes(marks, str(low), str(low + bins * size - 1)) + "".join(bars)
-    text = f"{len(moves)} win{'s' * (len(moves) != 1)} by moves — " + "; ".join(said) + "."
+    text = i18n.say_n(
+        "%(n)s win by moves — %(said)s.",
+        "%(n)s wins by moves — %(said)s.",
+        len(moves),
+        said="; ".join(said),
+    )
     return Chart(key, title, text, _svg(key, title, text, body))

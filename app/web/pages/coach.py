@@ -16,6 +16,7 @@ from app.web.deps import BrowserPlayer, SolverDep, ViewerDep
 from app.web.http.ratelimit import limit_costly
 from app.web.pages.htmx import is_htmx, vary_on_htmx
 from app.web.pages.templating import render
+from app.web.words import say_words
 
 router = APIRouter()
 
@@ -38,7 +39,7 @@ async def analysis_page(
         played, instead = await run_in_threadpool(
             solver.slip_words, game_id, viewer, int(slip["ply"]), notation
         )
-        context |= {"played": played, "instead": instead}
+        context |= {"played": say_words(played), "instead": say_words(instead)}
     template = "components/analysis.html" if is_htmx(request) else "pages/analysis.html"
     return vary_on_htmx(render(request, template, context))
 

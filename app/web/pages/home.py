@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import re
 from functools import lru_cache
+from pathlib import Path
 from typing import Annotated
 
 from fastapi import APIRouter, Form, Query, Request
@@ -13,12 +14,13 @@ from markdown_it import MarkdownIt
 from markupsafe import Markup
 
 from app.config import PROJECT_DIR
-from app.engine import GAMES, MAX_DEAL, Card, Move
+from app.engine import GAMES, MAX_DEAL, Move
 from app.services import daily
 from app.services.errors import BadCredentials, InvalidRequest, NotFound, ServiceError
 from app.services.game_views import GameView
 from app.services.history import MyGames
 from app.services.players import check_name, name_key
+from app.web import i18n
 from app.web.deps import (
     SESSION_VERSION,
     ArenasDep,
@@ -36,6 +38,7 @@ from app.web.deps import (
 )
 from app.web.http.ratelimit import client_address, limits_of
 from app.web.http.signin_guard import ProofRequired, SignInGuard, signin_guard_of
+from app.web.i18n import N_
 from app.web.pages.board import (
     CLOCK_FORMATS,
     GameHeader,
@@ -59,6 +62,7 @@ from app.web.pages.templating import (
 )
 from app.web.pages.wins import win_comparison
 from app.web.state import settings_of
+from app.web.words import code_label, service_message
 
 router = APIRouter()
 SAFE_BACK = re.compile(r"/(?![/\\])[A-Za-z0-9/_.~%?=&-]*")
@@ -113,7 +117,7 @@ def deal_page(
     # The finished games' moves, drawn only from the list the page may show this viewer.
     shown = summary.finished if summary.replays_open else []
     wins = [g.moves for g in shown if g.status == "won"]
-    chart = moves_histogram("deal-moves", wins, "Moves per win on this deal") if wins else None
+    chart = moves_histogram("deal-moves", wins, N_("Moves per win on this deal")) if wins else None
     return render(
         request,
         "pages/deal.html",
@@ -163,15 +167,17 @@ def _moves_in_words(view: GameView, legal: list[str]) -> list[tuple[str, str]]:
     for notation in legal:
         move = Move.parse(notation)
         if move.source == "stock":
-            words = "Deal from the stock"
+            words = i18n.gettext("Deal from the stock")
         elif move.target == "stock":
-            words = "Turn the waste over (redeal)"
+            words = i18n.gettext("Turn the waste over (redeal)")
         else:
             cards = piles[move.source].get("cards") or []
             first = cards[-move.count] if len(cards) >= move.count else None
-            what = Card.parse(first).label if first else "?"
+            what = code_label(first) if first else "?"
             if move.count > 1:
-                what = f"{what} and {move.count - 1} more"
+                what = i18n.say_n(
+                    "%(card)s and %(n)s more", "%(card)s and %(n)s more", move.count - 1, card=what
+                )
             words = f"{what}: {move.source} → {move.target}"
         out.append((notation, words))
     return out
@@ -202,8 +208,42 @@ def save_prefs(
         chosen.add("dark")
     if f"back-{cardback}" in PREF_FLAGS:
         chosen.add(f"back-{cardback}")
-    kept = {f for f in prefs_of(request).flags if f.startswith("guide-")}
+    kept = {f for f in prefs_of(request).flags if f.startswith(("guide-", i18n.LANG_PREF))}
     return _store_prefs(request, viewer, players, Prefs(frozenset(chosen | kept)), back)
+
+
+@router.post("/lang")
+def choose_language(
+    request: Request,
+    viewer: ViewerDep,
+    players: PlayersDep,
+    lang: Annotated[str, Form(max_length=8)],
+    back: Annotated[str, Form(max_length=200)] = "/",
+) -> Response:
+    """The language picker of every page's header: on the account (when this browser has a
+    player: it follows the player to every device) and in the ``lang`` cookie."""
+    if lang not in i18n.LANGS:
+        raise InvalidRequest(i18n.say("There is no such language: choose en, de, fr or es."))
+    flags = {f for f in prefs_of(request).flags if not f.startswith(i18n.LANG_PREF)}
+    prefs = Prefs(frozenset(flags | {i18n.LANG_PREF + lang}))
+    if viewer is not None:
+        players.save_prefs(viewer, prefs.cookie())
+    target = back if SAFE_BACK.fullmatch(back) else "/"
+    response = RedirectResponse(target, status_code=303)
+    set_lang_cookie(request, response, lang)
+    set_prefs_cookie(request, response, prefs.cookie())
+    return response
+
+
+def set_lang_cookie(request: Request, response: Response, lang: str) -> None:
+    response.set_cookie(
+        i18n.LANG_COOKIE,
+        lang,
+        max_age=PREFS_MAX_AGE,
+        samesite="lax",
+        httponly=False,
+        secure=settings_of(request).secure_cookies,
+    )
 
 
 @router.post("/prefs/guide")
@@ -217,7 +257,7 @@ def guide_read(
     """A game's first-visit guide, dismissed: it is not shown again (remembered as the other
     preferences are)."""
     if game not in GAMES:
-        raise InvalidRequest("There is no such game.")
+        raise InvalidRequest(N_("There is no such game."))
     prefs = prefs_of(request)
     return _store_prefs(request, viewer, players, Prefs(prefs.flags | {f"guide-{game}"}), back)
 
@@ -250,9 +290,20 @@ def set_prefs_cookie(request: Request, response: Response, value: str) -> None:
     )
 
 
-@lru_cache(maxsize=8)
+def rules_file(slug: str, lang: str) -> Path:
+    """A rule page in ``lang`` (docs/rules/{slug}.{lang}.md), or the English one."""
+    folder = PROJECT_DIR / "docs" / "rules"
+    translated = folder / f"{slug}.{lang}.md"
+    return translated if lang != i18n.DEFAULT and translated.is_file() else folder / f"{slug}.md"
+
+
 def _rules_html(slug: str) -> Markup:
-    text = (PROJECT_DIR / "docs" / "rules" / f"{slug}.md").read_text(encoding="utf-8")
+    return _rules_html_in(slug, i18n.current_lang())
+
+
+@lru_cache(maxsize=32)
+def _rules_html_in(slug: str, lang: str) -> Markup:
+    text = rules_file(slug, lang).read_text(encoding="utf-8")
     # The rule pages are our own files; html=False still keeps any raw HTML out.
     html = MarkdownIt("commonmark", {"html": False}).enable("table").render(text)
     # Links between the rule files point at the pages that show them on the site.
@@ -277,7 +328,7 @@ def rules_index(request: Request) -> Response:
 def rules_page(request: Request, game: str) -> Response:
     rules = GAMES.get(game)
     if rules is None:
-        raise NotFound("There is no such game.")
+        raise NotFound(N_("There is no such game."))
     return render(request, "pages/rules.html", {"rules": rules, "body": _rules_html(game)})
 
 
@@ -310,7 +361,7 @@ def _account_page(
 
 def _refused(request: Request, title: str, exc: ServiceError) -> Response:
     response = render(
-        request, "pages/error.html", {"title": title, "message": exc.message}, exc.status
+        request, "pages/error.html", {"title": title, "message": service_message(exc)}, exc.status
     )
     response.headers.update(getattr(exc, "headers", {}))
     return response
@@ -333,8 +384,8 @@ def choose_name(
         player = viewer or new_browser_player(request, players)
         players.rename(player, chosen)
     except ServiceError as exc:
-        return _refused(request, "Name not changed", exc)
-    return _back_to_account(request, f"You are now {chosen}.")
+        return _refused(request, i18n.gettext("Name not changed"), exc)
+    return _back_to_account(request, i18n.say("You are now %(name)s.", name=chosen))
 
 
 @router.post("/account/password")
@@ -347,15 +398,17 @@ def choose_password(
     try:
         me = players.set_password(player, password)
     except ServiceError as exc:
-        return _refused(request, "Password not set", exc)
+        return _refused(request, i18n.gettext("Password not set"), exc)
     # Every other session of this player is revoked; this one stays signed in.
     request.session[SESSION_VERSION] = me.session_version
     # The owner is here: this address signs in as usual even while the name is under attack.
     signin_guard(request).remember(name_key(me.name), client_address(request))
     return _back_to_account(
         request,
-        "Password set: you can now sign in on another device. Every other device you were "
-        "signed in on is signed out.",
+        i18n.gettext(
+            "Password set: you can now sign in on another device. Every other device you were "
+            "signed in on is signed out."
+        ),
     )
 
 
@@ -415,7 +468,7 @@ def sign_in(
     except ServiceError as exc:
         # The account page again, its sign-in form included, with the reason: a typo is easy
         # to correct there.
-        message = f"Not signed in: {exc.message}"
+        message = i18n.say("Not signed in: %(reason)s", reason=service_message(exc))
         again: dict[str, object] | None = None
         if isinstance(exc, ProofRequired):
             again = {"name": name.strip(), "challenge": guard.challenge(key)}
@@ -424,9 +477,12 @@ def sign_in(
         return response
     guard.remember(key, address)
     sign_session_in(request, player.id, player.session_version)
-    response = _back_to_account(request, f"Signed in as {player.name}.")
+    response = _back_to_account(request, i18n.say("Signed in as %(name)s.", name=player.name))
     if player.prefs is not None:  # the account's preferences come to this device
         set_prefs_cookie(request, response, player.prefs)
+        chosen = i18n.pref_lang(player.prefs)
+        if chosen is not None:  # and so does its language
+            set_lang_cookie(request, response, chosen)
     return response
 
 

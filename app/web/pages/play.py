@@ -19,7 +19,7 @@ from fastapi import APIRouter, Form, Query, Request
 from fastapi.responses import RedirectResponse, Response
 from starlette.concurrency import run_in_threadpool
 
-from app.engine import Card, InvalidMove, Move
+from app.engine import InvalidMove, Move
 from app.services.errors import (
     Banned,
     DealInPlay,
@@ -29,12 +29,15 @@ from app.services.errors import (
 )
 from app.services.game_views import GameView, Played
 from app.services.games import Games
+from app.web import i18n
 from app.web.deps import AccountsDep, BrowserPlayer, GamesDep, SolverDep, ViewerDep
 from app.web.http.ratelimit import limit_costly, limit_player
+from app.web.i18n import gettext as _
 from app.web.pages.board import GameHeader, pile_views, status_context
 from app.web.pages.htmx import is_htmx, vary_on_htmx
 from app.web.pages.templating import prefs_of, render
 from app.web.pages.wins import win_comparison
+from app.web.words import code_label, pile_name, refusal, say_all, say_words, service_message
 
 router = APIRouter()
 _DIGITS = re.compile(r"[0-9]{1,20}")
@@ -59,10 +62,13 @@ def start(
     limit_player(request, "games", player)
     number = _whole_number(deal)
     if deal.strip() and number is None:
-        return _not_started(request, "No such deal", "A deal number is a whole number.", 422)
+        return _not_started(request, _("No such deal"), _("A deal number is a whole number."), 422)
     if winnable and deal.strip():
         return _not_started(
-            request, "Which deal?", "Ask for a deal number or for a winnable deal, not both.", 422
+            request,
+            _("Which deal?"),
+            _("Ask for a deal number or for a winnable deal, not both."),
+            422,
         )
     try:
         if winnable:
@@ -72,20 +78,20 @@ def start(
                 accounts.refuse_rated_if_banned(player)
             view = games.start(player, game, number)
     except Banned as exc:
-        return _not_started(request, "No rated games", exc.message, exc.status)
+        return _not_started(request, _("No rated games"), service_message(exc), exc.status)
     except NoCertifiedDeals as exc:
         return _not_started(  # (raised only for a known game)
             request,
-            "No winnable deal left"
+            _("No winnable deal left")
             if isinstance(exc, NoCertifiedDealsLeft)
-            else "No winnable deal yet",
-            f"{exc.message} Start a rated game, or play a deal by its number.",
+            else _("No winnable deal yet"),
+            service_message(exc) + " " + _("Start a rated game, or play a deal by its number."),
             409,
         )
     except DealInPlay as exc:  # one unfinished game per deal: take the player back to it
         request.session[BOARD_FLASH] = {
             "game": exc.game_id,
-            "text": "You already have this deal in play: here it is.",
+            "text": _("You already have this deal in play: here it is."),
             "error": False,
         }
         return RedirectResponse(f"/games/{exc.game_id}", status_code=303)
@@ -168,9 +174,10 @@ def _played_text(played: Played) -> str:
     """What the action did, in the engine's words; auto-moved cards say so."""
     rules = played.view.rules
     first, *auto = played.steps
-    said = [rules.describe(first)]
-    said += [rules.describe(step).replace("Moved", "Auto-moved", 1) for step in auto]
-    return " ".join(said)
+    said = rules.step_words(first)
+    for step in auto:
+        said += rules.step_words(step, auto=True)
+    return say_all(said)
 
 
 @router.post("/games/{game_id}/moves")
@@ -190,22 +197,22 @@ def move(
         chosen = _parse_move(notation, from_, to, count)
         played = games.play(game_id, player, chosen, version, auto=prefs_of(request).auto)
     except InvalidMove as exc:
-        return _answer(request, game_id, player, games, None, error=str(exc), status=422)
+        return _answer(request, game_id, player, games, None, error=refusal(exc), status=422)
     except ServiceError as exc:
         return _refused(request, game_id, player, games, exc)
     view = played.view
     text = _played_text(played)
     if view.record.status == "won":
-        text += " You won!"
+        text += " " + _("You won!")
     elif view.move_limit_reached:
-        text += (
-            f" That was move {view.record.moves}, the most a game may have: the game is over "
-            "and counts as lost."
+        text += " " + i18n.say(
+            "That was move %(n)s, the most a game may have: the game is over and counts as lost.",
+            n=i18n.number(view.record.moves),
         )
     elif view.finished:
-        text += " No legal move is left, and that move cannot be undone: the game is over."
+        text += " " + _("No legal move is left, and that move cannot be undone: the game is over.")
     elif not view.legal_moves:
-        text += " No legal move is left: undo the last move, or end the game."
+        text += " " + _("No legal move is left: undo the last move, or end the game.")
     return _answer(request, game_id, player, games, view, changed=played.changed, text=text)
 
 
@@ -216,7 +223,9 @@ def _refused(
     are pages of their own, not board fragments."""
     if exc.status in (403, 404, 503):
         raise exc
-    response = _answer(request, game_id, player, games, None, error=exc.message, status=exc.status)
+    response = _answer(
+        request, game_id, player, games, None, error=service_message(exc), status=exc.status
+    )
     response.headers.update(getattr(exc, "headers", {}))  # Retry-After of a rate limit
     return response
 
@@ -246,12 +255,12 @@ def undo(
         limit_player(request, "moves", player)
         view = games.undo(game_id, player, _version(version)).view
     except InvalidMove as exc:
-        return _answer(request, game_id, player, games, None, error=str(exc), status=422)
+        return _answer(request, game_id, player, games, None, error=refusal(exc), status=422)
     except ServiceError as exc:
         return _refused(request, game_id, player, games, exc)
     step = view.step
     changed = step.changed if step else ()
-    text = view.rules.describe_undo(step) if step else "Took back a move."
+    text = say_words(view.rules.undo_words(step)) if step else _("Took back a move.")
     return _answer(request, game_id, player, games, view, changed=changed, text=text)
 
 
@@ -267,10 +276,10 @@ def resign(
         limit_player(request, "moves", player)
         view = games.resign(game_id, player, _version(version)).view
     except InvalidMove as exc:
-        return _answer(request, game_id, player, games, None, error=str(exc), status=422)
+        return _answer(request, game_id, player, games, None, error=refusal(exc), status=422)
     except ServiceError as exc:
         return _refused(request, game_id, player, games, exc)
-    return _answer(request, game_id, player, games, view, text="You resigned: the game is over.")
+    return _answer(request, game_id, player, games, view, text=_("You resigned: the game is over."))
 
 
 @router.post("/games/{game_id}/restart")
@@ -289,9 +298,9 @@ def finish(request: Request, game_id: str, player: BrowserPlayer, games: GamesDe
     except ServiceError as exc:  # nothing to finish, or another tab moved meanwhile
         return _refused(request, game_id, player, games, exc)
     view, n = played.view, len(played.steps)
-    text = f"Finished: {n} card{'s' * (n != 1)} went up."
+    text = i18n.say_n("Finished: %(n)s card went up.", "Finished: %(n)s cards went up.", n)
     if view.record.status == "won":
-        text += " You won!"
+        text += " " + _("You won!")
     return _answer(request, game_id, player, games, view, text=text)
 
 
@@ -330,7 +339,7 @@ async def hint(
     except ServiceError as exc:
         if exc.status in (403, 404):
             raise
-        text, error = exc.message, True
+        text, error = service_message(exc), True
     if not is_htmx(request):
         request.session[BOARD_FLASH] = {"game": game_id, "text": text, "error": error}
         return vary_on_htmx(RedirectResponse(f"/games/{game_id}", status_code=303))
@@ -346,19 +355,23 @@ def hint_text(view: GameView, answer: dict[str, Any]) -> str:
     """A hint in a player's words; it names only a card the player can see."""
     move = answer["move"]
     if move is None:
-        return str(answer["message"])
+        return _(str(answer["message"]))
     rules = view.rules
     if move["from"] == "stock":
-        what = "deal a card from the stock"
+        what = _("deal a card from the stock")
     elif move["to"] == "stock":
-        what = "turn the waste over"
+        what = _("turn the waste over")
     else:
         cards = view.piles()[move["from"]].get("cards") or []
         count = int(move["count"])
         code = cards[-count] if len(cards) >= count else None
-        card = Card.parse(code).label if code else "the top card"
+        card = code_label(code) if code else _("the top card")
         if count > 1:
-            card = f"the run from {card}"
+            card = i18n.say("the run from %(card)s", card=card)
         src, dst = rules.pile_index(move["from"]), rules.pile_index(move["to"])
-        what = f"move {card} from {rules.pile_name(src)} to {rules.pile_name(dst)}"
-    return f"Hint: {what}. {answer['message']}"
+        what = i18n.say(
+            "move %(card)s from %(from)s to %(to)s",
+            card=card,
+            **{"from": pile_name(rules.pile_ref(src)), "to": pile_name(rules.pile_ref(dst))},
+        )
+    return i18n.say("Hint: %(what)s.", what=what) + " " + _(str(answer["message"]))

@@ -13,6 +13,7 @@ from app.services import daily
 from app.services.errors import NotFound
 from app.services.game_views import ReplayView
 from app.services.leaderboard import Period, parse_board_args
+from app.web import i18n
 from app.web.deps import (
     ArenasDep,
     ChallengesDep,
@@ -23,10 +24,12 @@ from app.web.deps import (
     SettingsDep,
     ViewerDep,
 )
+from app.web.i18n import N_
 from app.web.pages.board import GameHeader, pile_views
 from app.web.pages.charts import moves_histogram, streak_chart, win_rate_chart
 from app.web.pages.htmx import is_htmx, vary_on_htmx
 from app.web.pages.templating import render
+from app.web.words import say_words
 
 router = APIRouter()
 
@@ -107,20 +110,26 @@ def solution_page(
     """The solver's winning line for a finished game's deal, stepped through like a replay
     (the same page and fragments): once the game is over, for whoever may see its replay."""
     replay = games.solution_view(game_id, 0 if step is None else step, viewer)
-    return _replay_response(request, replay, f"/games/{game_id}/solution", "The solver's line")
+    return _replay_response(
+        request, replay, f"/games/{game_id}/solution", i18n.gettext("The solver's line")
+    )
 
 
 def _replay_response(request: Request, replay: ReplayView, base: str, who: str | None) -> Response:
     assert replay.start is not None
     rules = replay.view.rules
-    words = rules.replay_words(replay.start, replay.moves)
+    words = [say_words(w) for w in rules.replay_words_of(replay.start, replay.moves)]
     context = {
         "replay": {"step": replay.step, "moves": replay.moves},
         "game": GameHeader.of(replay.view),
         "rules": rules,
         "piles": pile_views(replay.view),
         "words": words,
-        "said": words[replay.step - 1] if replay.step else "The deal, before the first move",
+        "said": (
+            words[replay.step - 1]
+            if replay.step
+            else i18n.gettext("The deal, before the first move")
+        ),
         "replay_base": base,
         "replay_who": who,  # None: the game's player and result
     }
@@ -132,6 +141,6 @@ def _replay_response(request: Request, replay: ReplayView, base: str, who: str |
 @router.get("/daily/{game}", include_in_schema=False)
 def daily_redirect(game: str, settings: SettingsDep) -> Response:
     if game not in GAMES:
-        raise NotFound("There is no such game.")
+        raise NotFound(N_("There is no such game."))
     number = daily.daily_deal(game, daily.today(), settings.deal_key_bytes)
     return RedirectResponse(f"/deal/{game}/{number}", 303)

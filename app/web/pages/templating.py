@@ -11,14 +11,39 @@ from starlette.responses import Response
 
 from app.config import PROJECT_DIR
 from app.engine import GAMES
+from app.web import i18n
 from app.web.http.csrf import session_token
 from app.web.http.newcomers import challenge_for
 from app.web.pages.board import layout_css
+from app.web.pages.jswords import js_words
 from app.web.state import settings_of
+from app.web.words import code_label
 
 templates = Jinja2Templates(directory=PROJECT_DIR / "templates")
 # layout_css(rules): the table grid of a game, for every page that draws a board.
 templates.env.globals.update(games=GAMES, layout_css=layout_css)
+# Every page speaks the request's language (app/web/i18n.py): gettext through Jinja2's i18n
+# extension, new-style (``_("Hello %(name)s", name=…)``, escaped), and Babel's formats.
+templates.env.add_extension("jinja2.ext.i18n")
+templates.env.policies["ext.i18n.trimmed"] = True
+templates.env.install_gettext_callables(  # type: ignore[attr-defined]
+    i18n.gettext, i18n.ngettext, newstyle=True, pgettext=i18n.pgettext
+)
+templates.env.globals.update(
+    current_lang=i18n.current_lang,
+    languages=i18n.LANG_NAMES,
+    card_label=code_label,
+    js_words=js_words,
+)
+templates.env.filters.update(
+    num=i18n.number,
+    dec=i18n.decimal,
+    pct=i18n.percent,
+    secs=i18n.seconds,
+    day=i18n.day,
+    day_time=i18n.day_time,
+    trans=i18n.gettext,
+)
 
 PREFS_COOKIE = "ph_prefs"
 PREFS_MAX_AGE = 400 * 24 * 3600
@@ -32,13 +57,16 @@ PREF_FLAGS = {
     "back-red": "back-red",
     "back-gold": "back-gold",
 }
+# Labels are catalog message ids: templates say them with ``|trans``.
 THEMES = {
-    "light": "Light: a green table in a light room",
-    "dark": "Dark: a dark table, a dark room",
+    "light": i18n.N_("Light: a green table in a light room"),
+    "dark": i18n.N_("Dark: a dark table, a dark room"),
 }
-CARD_BACKS = {"blue": "Blue", "red": "Red", "gold": "Gold"}
+CARD_BACKS = {"blue": i18n.N_("Blue"), "red": i18n.N_("Red"), "gold": i18n.N_("Gold")}
 # A game's first-visit guide, once dismissed, is remembered as "guide-<slug>".
 GUIDE_FLAGS = {f"guide-{slug}" for slug in GAMES}
+# The language chosen on the account is kept with the preferences as "lang-<code>".
+LANG_FLAGS = {f"{i18n.LANG_PREF}{lang}" for lang in i18n.LANGS}
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,7 +85,7 @@ class Prefs:
 
     @classmethod
     def parse(cls, raw: str | None) -> Prefs:
-        known = PREF_FLAGS.keys() | GUIDE_FLAGS
+        known = PREF_FLAGS.keys() | GUIDE_FLAGS | LANG_FLAGS
         return cls(frozenset(f for f in (raw or "").split(".") if f in known))
 
     @property
@@ -78,6 +106,11 @@ class Prefs:
     @property
     def classes(self) -> str:
         return " ".join(sorted(PREF_FLAGS[f] for f in self.flags if PREF_FLAGS.get(f)))
+
+    @property
+    def lang(self) -> str | None:
+        """The language chosen on the account, if one was."""
+        return i18n.pref_lang(self.cookie())
 
     def cookie(self) -> str:
         return ".".join(sorted(self.flags))

@@ -7,6 +7,7 @@ from __future__ import annotations
 from fastapi import Request
 
 from app.services.game_views import GameView
+from app.web import i18n
 from app.web.pages.board import clock_text
 from app.web.state import services_of
 
@@ -23,26 +24,52 @@ def win_comparison(request: Request, view: GameView, viewer: str | None) -> list
     best = deal.fewest_moves
     if best is not None:
         if best.id == g.id:
-            lines.append(f"Fewest moves on this deal: yours, {g.moves}.")
+            lines.append(i18n.say("Fewest moves on this deal: yours, %(n)s.", n=g.moves))
         else:
-            lines.append(f"Fewest moves on this deal: {best.moves}, by {best.player}.")
+            lines.append(
+                i18n.say(
+                    "Fewest moves on this deal: %(n)s, by %(player)s.",
+                    n=best.moves,
+                    player=best.player,
+                )
+            )
     fast = deal.fastest
     if fast is not None and fast.duration_ms is not None:
         if fast.id == g.id:
-            lines.append("Fastest on this deal: you.")
+            lines.append(i18n.gettext("Fastest on this deal: you."))
         else:
             lines.append(
-                f"Fastest on this deal: {clock_text(fast.duration_ms // 1000)}, by {fast.player}."
+                i18n.say(
+                    "Fastest on this deal: %(time)s, by %(player)s.",
+                    time=clock_text(fast.duration_ms // 1000),
+                    player=fast.player,
+                )
             )
     own = progress.own_average(viewer, view.rules.slug, g.id)
     if own.wins and own.moves is not None:
-        time = (
-            f" in {clock_text(int(own.duration_ms) // 1000)}" if own.duration_ms is not None else ""
-        )
-        lines.append(
-            f"Your other {own.wins} win{'s' * (own.wins != 1)} of {view.rules.name} took "
-            f"{own.moves:.0f} moves{time} on average."
-        )
+        moves = i18n.decimal(own.moves, 0)
+        if own.duration_ms is not None:
+            lines.append(
+                i18n.say_n(
+                    "Your other win of %(game)s took %(moves)s moves in %(time)s on average.",
+                    "Your other %(n)s wins of %(game)s took %(moves)s moves in %(time)s on "
+                    "average.",
+                    own.wins,
+                    game=view.rules.name,
+                    moves=moves,
+                    time=clock_text(int(own.duration_ms) // 1000),
+                )
+            )
+        else:
+            lines.append(
+                i18n.say_n(
+                    "Your other win of %(game)s took %(moves)s moves on average.",
+                    "Your other %(n)s wins of %(game)s took %(moves)s moves on average.",
+                    own.wins,
+                    game=view.rules.name,
+                    moves=moves,
+                )
+            )
     else:
-        lines.append(f"Your first win of {view.rules.name}.")
+        lines.append(i18n.say("Your first win of %(game)s.", game=view.rules.name))
     return lines

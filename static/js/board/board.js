@@ -3,7 +3,7 @@
 // what the Deal button does, the clock's face and the preferences are the server's, sent in
 // the page and in each answer (dom.js reads them). A spectator's page asks for the board by
 // an htmx trigger on the status (hx-trigger="every 4s"), not from here.
-import { say, table } from "./dom.js";
+import { say, table, w } from "./dom.js";
 import { runClock } from "./clock.js";
 import { onKeys } from "./keys.js";
 import { onPointer } from "./pointer.js";
@@ -36,11 +36,11 @@ if (table) {
     if (!link) return;
     e.preventDefault();
     const url = new URL(link.getAttribute("href"), window.location.href).href;
-    const done = () => say(`Link to this deal copied: ${url}`);
+    const done = () => say(w("Link to this deal copied: %(url)s", { url }));
     if (navigator.clipboard && window.isSecureContext) {
       navigator.clipboard.writeText(url).then(done, () => window.location.assign(url));
     } else {
-      window.prompt("Copy this link to share the deal:", url);
+      window.prompt(w("Copy this link to share the deal:"), url);
     }
   });
 

@@ -1,5 +1,9 @@
 // Reading the board: the piles and cards on the page, and what the server says about them
 // (the legal moves, what the Deal button does now), put into words for the announcement.
+// The page's words for the scripts, in its language (app/web/pages/jswords.py).
+const WORDS = JSON.parse(document.querySelector("meta[name=ph-words]")?.content || "{}");
+export const w = (text, vars = {}) => (WORDS[text] || text).replace(/%\((\w+)\)s/g, (_, k) => vars[k]);
+
 export const table = document.getElementById("table");
 export const form = document.getElementById("move-form");
 export const undoForm = document.querySelector("form.undo");
@@ -48,5 +52,5 @@ export function countFor(el, card) {
 export function names(el, count) {
   const cards = cardsOf(el).slice(-count);
   const first = cards[0].getAttribute("aria-label");
-  return count === 1 ? first : `${count} cards from ${first} up`;
+  return count === 1 ? first : w("%(count)s cards from %(first)s up", { count, first });
 }

@@ -1,6 +1,6 @@
 // Picking up cards and putting them back: the picked cards and the piles they may go to (the
 // server's legal moves) are marked, and the announcement says so.
-import { cardsOf, idOf, kindOf, legal, names, pileEl, say, table, titleOf } from "./dom.js";
+import { cardsOf, idOf, kindOf, legal, names, pileEl, say, table, titleOf, w } from "./dom.js";
 
 export const hand = { picked: null }; // picked: {pile, count}
 
@@ -11,7 +11,7 @@ export function clearMarks() {
 }
 
 export function cancel(quiet = false) {
-  if (hand.picked && !quiet) say("Put back.");
+  if (hand.picked && !quiet) say(w("Put back."));
   hand.picked = null;
   clearMarks();
 }
@@ -28,12 +28,12 @@ export function pick(el, count, quiet = false) {
   const cards = cardsOf(el);
   if (kindOf(el) === "stock") return false;
   if (!cards.length) {
-    if (!quiet) say(`${titleOf(el)} is empty.`);
+    if (!quiet) say(w("%(pile)s is empty.", { pile: titleOf(el) }));
     return false;
   }
   count = Math.min(count, cards.length);
   if (cards[cards.length - count].classList.contains("b")) {
-    if (!quiet) say("Face-down cards cannot be moved.", true);
+    if (!quiet) say(w("Face-down cards cannot be moved."), true);
     return false;
   }
   hand.picked = { pile: idOf(el), count };
@@ -42,9 +42,9 @@ export function pick(el, count, quiet = false) {
   targets.forEach((t) => pileEl(t)?.classList.add("target"));
   if (!quiet) {
     const where = targets.length
-      ? "It can go to " + targets.map((t) => titleOf(pileEl(t))).join(", ") + "."
-      : "It has no legal move now.";
-    say(`Picked up ${names(el, count)}. ${where}`);
+      ? w("It can go to %(piles)s.", { piles: targets.map((t) => titleOf(pileEl(t))).join(", ") })
+      : w("It has no legal move now.");
+    say(w("Picked up %(cards)s. %(where)s", { cards: names(el, count), where }));
   }
   return true;
 }

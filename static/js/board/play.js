@@ -1,6 +1,6 @@
 // What a tap, a double tap, a key or a drop means on the board: pick, drop, deal, or send a
 // card to a foundation. The legality of a move is the server's (the marks come from its list).
-import { cardsOf, countFor, idOf, inPlay, kindOf, legal, names, pileEl, playable, runs, say, titleOf } from "./dom.js";
+import { cardsOf, countFor, idOf, inPlay, kindOf, legal, names, pileEl, playable, runs, say, titleOf, w } from "./dom.js";
 import { cancel, hand, pick } from "./pick.js";
 import { deal, submit } from "./send.js";
 
@@ -25,7 +25,12 @@ export function toFoundation(el) {
   const fits = legal().filter((m) => m.from === id && m.count === 1 && kindOf(pileEl(m.to)) === "foundation");
   if (!fits.length) {
     const cards = cardsOf(el);
-    say(cards.length ? `No foundation takes ${names(el, 1)} now.` : `${titleOf(el)} is empty.`, true);
+    say(
+      cards.length
+        ? w("No foundation takes %(card)s now.", { card: names(el, 1) })
+        : w("%(pile)s is empty.", { pile: titleOf(el) }),
+      true,
+    );
     return;
   }
   const look = (m) => {
@@ -36,7 +41,7 @@ export function toFoundation(el) {
   if (new Set(fits.map(look)).size === 1) {
     lastTap = null;
     submit(id, fits[0].to, 1);
-  } else if (pick(el, 1, true)) say(`${names(el, 1)} fits more than one foundation: choose one.`);
+  } else if (pick(el, 1, true)) say(w("%(card)s fits more than one foundation: choose one.", { card: names(el, 1) }));
 }
 
 // A tap or click (not a drag) on a pile, with the card under the pointer if any.

@@ -1,7 +1,7 @@
 // The pointer: click, double-click and drag, with a mouse, a pen or a finger alike. A press
 // that moves more than a few pixels drags a copy of the cards (a ghost); where it is let go
 // decides the pile. A table wider than the screen scrolls while a card is held near its edge.
-import { cardsOf, countFor, idOf, inPlay, kindOf, names, pileEl, playable, say, table } from "./dom.js";
+import { cardsOf, countFor, idOf, inPlay, kindOf, names, pileEl, playable, say, table, w } from "./dom.js";
 import { cancel, hand, pick } from "./pick.js";
 import { drop, tap } from "./play.js";
 
@@ -118,7 +118,7 @@ export function onPointer() {
       // A drag that cannot land says why, and the card goes back.
       const what = names(pileEl(hand.picked.pile), hand.picked.count);
       cancel(true);
-      say(`${what} was dropped off the piles: it is back where it was. Drop it on a pile.`, true);
+      say(w("%(cards)s was dropped off the piles: it is back where it was. Drop it on a pile.", { cards: what }), true);
     }
   });
 
@@ -128,7 +128,7 @@ export function onPointer() {
       drag.ghost.remove();
       drag = null;
       cancel(true);
-      say("The browser took that drag for a scroll: the card is back. Try again from the card's face.", true);
+      say(w("The browser took that drag for a scroll: the card is back. Try again from the card's face."), true);
     }
   });
 }

@@ -3,7 +3,7 @@
 // has answered, but no input is lost meanwhile: actions wait in a queue, sent one at a time in
 // order, each with the version the server has just given. A refused action says why (the
 // server restores the board) and the actions queued after it are dropped, with a word saying so.
-import { addToSaid, cardsOf, dealMove, form, inPlay, legal, names, pileEl, playable, say, statusEl, table, titleOf, undoForm } from "./dom.js";
+import { addToSaid, cardsOf, dealMove, form, inPlay, legal, names, pileEl, playable, say, statusEl, table, titleOf, undoForm, w } from "./dom.js";
 import { beep, clearPanel, slideIn } from "./effects.js";
 import { hand, clearMarks, cancel, pick } from "./pick.js";
 import { startClock } from "./clock.js";
@@ -36,15 +36,16 @@ export function submit(from, to, count, origin) {
   // card is face up, so the warning gives nothing away).
   const trap = legal().some((m) => m.note === "trap" && m.from === from && m.to === to);
   if (!busy() && trapDialog && trap) {
-    document.getElementById("trap-text").textContent =
-      `After ${names(pileEl(from), 1)} goes to ${titleOf(pileEl(to))}, no legal move is left. ` +
-      "You could still undo it.";
+    document.getElementById("trap-text").textContent = w(
+      "After %(card)s goes to %(pile)s, no legal move is left. You could still undo it.",
+      { card: names(pileEl(from), 1), pile: titleOf(pileEl(to)) },
+    );
     trapDialog.returnValue = "";
     trapDialog.addEventListener(
       "close",
       () => {
         if (trapDialog.returnValue === "play") enqueue(action);
-        else say("Put back.");
+        else say(w("Put back."));
       },
       { once: true },
     );
@@ -135,9 +136,9 @@ export function onAnswers(focused) {
     if (ok && from === form) slideIn(flight);
     flight = null;
     if (status === 0) {
-      say("The server could not be reached: nothing was moved. Try again.", true);
+      say(w("The server could not be reached: nothing was moved. Try again."), true);
     } else if (status >= 400 && ![409, 422, 429].includes(status)) {
-      say("That did not work: please reload the page.", true);
+      say(w("That did not work: please reload the page."), true);
     }
     if (from === form || from === undoForm) beep(ok);
     if (mine) {
@@ -145,7 +146,11 @@ export function onAnswers(focused) {
       if (!ok && queue.length) {
         const n = queue.length;
         queue.length = 0;
-        addToSaid(`${n === 1 ? "The action" : `The ${n} actions`} you made after it ${n === 1 ? "was" : "were"} not sent.`);
+        addToSaid(
+          n === 1
+            ? w("The action you made after it was not sent.")
+            : w("The %(n)s actions you made after it were not sent.", { n }),
+        );
       }
     }
     if (from === form) {

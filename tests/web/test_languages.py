@@ -1,0 +1,398 @@
+"""Languages (contract v3, "Languages"; issue 25): every page in English, German, French and
+Spanish, chosen by the account, the ``lang`` cookie or ``Accept-Language``; the engine's
+refusals and move words in each; API error codes unchanged with their messages translated."""
+
+from __future__ import annotations
+
+import html as markup
+import json
+import re
+from functools import cache
+from html.parser import HTMLParser
+from pathlib import Path
+
+import pytest
+from babel.messages.pofile import read_po
+from fastapi.testclient import TestClient
+
+from app.engine import GAMES, IllegalMove, Move, get_ruleset
+from app.web.i18n import LANGS, LOCALE_DIR, accept_language, speaking
+from app.web.words import card_label, card_name, say_words
+from tests.web.support import csrf, new_game, post
+
+TRANSLATED = ("de", "fr", "es")
+GAME_NAMES = [rules.name for rules in GAMES.values()]
+# Words the pages show that are the same in every language: the brand, the games' names (proper
+# names), notation and key names.
+KEEP = ["Patience Hall", *GAME_NAMES, "JSON", "UTC", "JavaScript", "Idempotency-Key"]
+# Other programs' games, named on the rules pages, and the Wilson score interval.
+KEEP += ["Castles End", "Chessboard", "Interchange", "Wilson"]
+# Words that are English and also the language's own (French "but" is a goal, "suit" follows):
+# the check cannot tell them apart, so they do not count as English left over.
+FALSE_FRIENDS = {
+    "de": frozenset(),
+    "fr": frozenset({"but", "change", "chose", "part", "places", "second", "suit", "type"}),
+    "es": frozenset(),
+}
+ATTRIBUTES = ("title", "aria-label", "placeholder", "alt", "hx-confirm", "data-confirm")
+
+
+class _Visible(HTMLParser):
+    """The text a player sees or hears: text outside script and style, and the attributes
+    that are read out or shown (titles, labels, confirmations)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.parts: list[str] = []
+        self._skip = 0
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        if tag in ("script", "style", "code", "kbd"):
+            self._skip += 1
+        self.parts += [value for name, value in attrs if name in ATTRIBUTES and value]
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag in ("script", "style", "code", "kbd"):
+            self._skip -= 1
+
+    def handle_data(self, data: str) -> None:
+        if not self._skip:
+            self.parts.append(data)
+
+
+def visible_text(html: str) -> str:
+    parser = _Visible()
+    parser.feed(html)
+    return " ".join(parser.parts)
+
+
+def _words(text: str) -> set[str]:
+    return {w.lower() for w in re.findall(r"[A-Za-zÀ-ÿ]{3,}", re.sub(r"%\(\w+\)s", " ", text))}
+
+
+@cache
+def english_only(lang: str) -> frozenset[str]:
+    """The words of the English messages that the language's own messages never use: if one
+    shows on a page in that language, an English message slipped through."""
+    with (LOCALE_DIR / lang / "LC_MESSAGES" / "messages.po").open("rb") as f:
+        catalog = read_po(f, locale=lang)
+    english: set[str] = set()
+    translated: set[str] = set()
+    for message in catalog:
+        if not message.id:
+            continue
+        ids = message.id if isinstance(message.id, tuple) else (message.id,)
+        strings = message.string if isinstance(message.string, tuple) else (message.string,)
+        for text in ids:
+            english |= _words(re.sub(r"<[^>]+>", " ", str(text)))
+        for said in strings:
+            translated |= _words(re.sub(r"<[^>]+>", " ", str(said)))
+    return frozenset(english - translated)
+
+
+def english_left(html: str, lang: str, also: tuple[str, ...] = ()) -> set[str]:
+    text = re.sub(r"(?:https?:/)?/[\w./?=&%-]*", " ", visible_text(html))  # addresses
+    for kept in (*KEEP, *also):
+        text = text.replace(kept, " ")
+    return _words(text) & english_only(lang) - FALSE_FRIENDS[lang]
+
+
+def _finished_game(client: TestClient) -> str:
+    game_id = new_game(client, "corners", 11)
+    assert post(client, f"/games/{game_id}/resign", {}).status_code == 200
+    return game_id
+
+
+def _pages(client: TestClient) -> dict[str, str]:
+    """Every kind of page and fragment a player meets, as this client gets it."""
+    playing = new_game(client, "castles-end", 3)
+    finished = _finished_game(client)
+    me = client.get("/account").text.split("<h1>", 1)[1].split("</h1>", 1)[0]
+    name = re.sub(r"<[^>]+>", "", me).split()[-1]
+    room = client.post(
+        "/rooms", data={"game": "corners", "csrftoken": csrf(client)}, follow_redirects=False
+    )
+    assert room.status_code == 303, room.text
+    pages = {
+        "/": "",
+        "/leaderboard": "",
+        "/leaderboard?period=7d": "",
+        "/my-games": "",
+        "/account": "",
+        f"/games/{playing}": "",
+        f"/games/{finished}": "",
+        f"/games/{finished}/replay": "",
+        "/deal/corners/11": "",
+        "/deal/castles-end/2": "",
+        f"/players/{name}": "",
+        room.headers["location"]: "",
+        "/rules": "",
+        **{f"/rules/{slug}": "" for slug in GAMES},
+        "/no/such/page": "",
+    }
+    for path in pages:
+        answer = client.get(path)
+        assert answer.status_code in (200, 404), (path, answer.status_code)
+        pages[path] = answer.text
+    # Fragments: a move, a refusal, an undo, a hint's refusal in a finished game.
+    pages["move"] = post(
+        client, f"/games/{playing}/moves", {"from": "t1", "to": "f1", "version": "0"}
+    ).text
+    pages["refusal"] = post(
+        client, f"/games/{playing}/moves", {"from": "t1", "to": "t2", "version": "1"}
+    ).text
+    pages["undo"] = post(client, f"/games/{playing}/undo", {"version": "1"}).text
+    return pages
+
+
+@pytest.mark.parametrize("lang", TRANSLATED)
+def test_every_page_speaks_the_language_with_no_english_left(client: TestClient, lang: str) -> None:
+    client.cookies.set("lang", lang)
+    for path, html in _pages(client).items():
+        if (
+            path.startswith("/rules")
+            and not Path(
+                f"docs/rules/{path.rsplit('/', 1)[-1] if path != '/rules' else 'README'}.{lang}.md"
+            ).exists()
+        ):
+            continue  # checked by test_rule_pages_exist_in_every_language
+        left = english_left(html, lang)
+        assert left == set(), f"{lang} {path}: English words left: {sorted(left)}"
+        if path.startswith("/"):
+            assert f'<html lang="{lang}">' in html, path
+
+
+def test_the_check_finds_english_when_there_is_some(client: TestClient) -> None:
+    """The check above can fail: an English page, checked as German, is full of English."""
+    html = client.get("/").text
+    assert len(english_left(html, "de")) > 20
+
+
+def test_accept_language_chooses_else_english(client: TestClient) -> None:
+    def lang_of(header: str) -> str:
+        answer = client.get("/", headers={"Accept-Language": header})
+        assert answer.headers["content-language"] == answer.text.split('<html lang="', 1)[1][:2]
+        return str(answer.headers["content-language"])
+
+    assert lang_of("de-DE,de;q=0.9,en;q=0.8") == "de"
+    assert lang_of("fr-CA") == "fr"
+    assert lang_of("ja, es;q=0.5, fr;q=0.4") == "es"
+    assert lang_of("ja, zh;q=0.9") == "en"
+    assert lang_of("") == "en"
+    assert accept_language("pt-BR, fr;q=0") is None
+
+
+def test_the_picker_stores_a_cookie_and_wins_over_accept_language(client: TestClient) -> None:
+    home = client.get("/").text
+    for lang in LANGS:  # on every page: a button per language, and alternates for search engines
+        assert f'name="lang" value="{lang}"' in home
+        assert f'<link rel="alternate" hreflang="{lang}" href="/?lang={lang}">' in home
+    chosen = client.post(
+        "/lang",
+        data={"lang": "fr", "back": "/leaderboard?period=7d", "csrftoken": csrf(client)},
+        follow_redirects=False,
+    )
+    assert chosen.status_code == 303 and chosen.headers["location"] == "/leaderboard?period=7d"
+    assert client.cookies["lang"] == "fr"
+    page = client.get("/leaderboard?period=7d", headers={"Accept-Language": "de"}).text
+    assert '<html lang="fr">' in page and "Classement" in page and "7 derniers jours" in page
+    # ?lang= (the alternates' links) shows one page in another language without storing it.
+    assert '<html lang="es">' in client.get("/?lang=es").text
+    assert client.cookies["lang"] == "fr"
+    refused = client.post(
+        "/lang", data={"lang": "xx", "csrftoken": csrf(client)}, follow_redirects=False
+    )
+    assert refused.status_code == 422
+    off_site = client.post(
+        "/lang",
+        data={"lang": "de", "back": "//evil.example/", "csrftoken": csrf(client)},
+        follow_redirects=False,
+    )
+    assert off_site.headers["location"] == "/"
+
+
+def test_a_players_language_is_kept_on_the_account(client: TestClient) -> None:
+    game_id = new_game(client, "corners", 5)  # now the browser has a player
+    assert post(client, "/lang", {"lang": "es", "back": f"/games/{game_id}"}).status_code == 303
+    assert "lang-es" in client.cookies["ph_prefs"]
+    # Another device of this session: no cookies of its own, a German browser. The account wins.
+    client.cookies.delete("lang")
+    client.cookies.delete("ph_prefs")
+    board = client.get(f"/games/{game_id}", headers={"Accept-Language": "de"}).text
+    assert '<html lang="es">' in board and "Deshacer" in board
+    # Other preferences keep the language, and the language keeps them.
+    assert post(client, "/prefs", {"theme": "dark"}).status_code == 204
+    assert '<html lang="es">' in client.get("/").text
+    assert post(client, "/lang", {"lang": "de"}).status_code == 303
+    assert "theme-dark" in client.get("/").text
+
+
+def test_api_error_codes_stay_and_messages_follow_the_language(api: TestClient) -> None:
+    created = api.post("/api/games", json={"game": "castles-end", "deal": 3})
+    game = created.json()
+    move = {"from": "t1", "to": "t2", "count": 1, "version": game["version"]}
+    said = {}
+    for lang in LANGS:
+        answer = api.post(
+            f"/api/games/{game['id']}/moves", json=move, headers={"Accept-Language": lang}
+        )
+        assert answer.status_code == 422
+        error = answer.json()["error"]
+        assert error["code"] == "illegal_move"
+        said[lang] = error["message"]
+        missing = api.get("/api/games/nosuchgame", headers={"Accept-Language": lang}).json()
+        assert missing["error"]["code"] == "not_found"
+        said[f"404-{lang}"] = missing["error"]["message"]
+    assert said["en"].startswith("First choose the base")
+    assert said["de"].startswith("Wähle zuerst die Basis")
+    assert said["fr"].startswith("Choisissez d’abord la base")
+    assert said["es"].startswith("Elige primero la base")
+    assert said["404-en"] == "There is no game with that id."
+    assert said["404-de"] == "Es gibt keine Partie mit dieser ID."
+
+
+def _refusals() -> dict[str, IllegalMove]:
+    """One refusal of every kind the five games give, from every pile to every pile of a few
+    deals and a few steps into them."""
+    found: dict[str, IllegalMove] = {}
+    for rules in GAMES.values():
+        for number in (1, 2, 3):
+            state = rules.deal(number)
+            for _ in range(4):
+                for src in rules.pile_ids:
+                    for dst in rules.pile_ids:
+                        for count in (1, 2, 3, 99):
+                            try:
+                                rules.step(state, Move(src, dst, count))
+                            except IllegalMove as exc:
+                                found.setdefault(exc.code, exc)
+                legal = rules.legal_moves(state)
+                if not legal:
+                    break
+                state = rules.apply(state, legal[-1])
+    return found
+
+
+def test_illegal_move_reasons_are_codes_and_say_themselves_in_each_language() -> None:
+    refusals = _refusals()
+    assert len(refusals) >= 15, sorted(refusals)
+    for code, exc in refusals.items():
+        with speaking("en"):
+            english = say_words(exc.words)
+        assert english == str(exc), code  # the web's English is the engine's own message
+        for lang in TRANSLATED:
+            with speaking(lang):
+                said = say_words(exc.words)
+            assert said != english, (lang, code)
+            assert "%(" not in said, (lang, code)
+            assert not english_left(said, lang), (lang, code, said)
+
+
+def test_cards_are_named_as_each_language_writes_them() -> None:
+    jack, queen, king, ace = 10, 11, 12, 0  # of clubs (faces 0…12)
+    expected = {
+        "en": ("J♣", "Q♣", "K♣", "A♣", "queen of clubs"),
+        "de": ("B♣", "D♣", "K♣", "A♣", "Kreuz Dame"),
+        "fr": ("V♣", "D♣", "R♣", "A♣", "dame de trèfle"),
+        "es": ("S♣", "C♣", "R♣", "A♣", "caballo de tréboles"),
+    }
+    for lang, (j, q, k, a, spoken) in expected.items():
+        with speaking(lang):
+            assert (card_label(jack), card_label(queen), card_label(king), card_label(ace)) == (
+                j,
+                q,
+                k,
+                a,
+            )
+            assert card_name(queen) == spoken
+
+
+def test_move_words_in_each_language() -> None:
+    rules = get_ruleset("castles-end")
+    start = rules.deal(3)
+    step = rules.step(start, Move("t1", "f1"))
+    said = {}
+    for lang in LANGS:
+        with speaking(lang):
+            said[lang] = " ".join(say_words(w) for w in rules.step_words(step))
+    assert said["en"] == rules.describe(step)
+    assert said["en"].startswith("Moved J♠ from pile t1 to foundation f1")
+    assert said["de"].startswith("B♠ von Stapel t1 nach Fundament f1 gelegt")
+    assert said["fr"].startswith("Déplacement : V♠ de la pile t1 vers la fondation f1")
+    assert said["es"].startswith("Movida: S♠ desde la pila t1 a la fundación f1")
+
+
+@pytest.mark.parametrize(
+    ("lang", "one", "two"),
+    [
+        ("en", "1 move", "2 moves"),
+        ("de", "1 Zug", "2 Züge"),
+        ("fr", "1 coup", "2 coups"),
+        ("es", "1 jugada", "2 jugadas"),
+    ],
+)
+def test_plural_forms(client: TestClient, lang: str, one: str, two: str) -> None:
+    from app.web.i18n import say_n
+
+    with speaking(lang):
+        assert say_n("%(n)s move", "%(n)s moves", 1) == one
+        assert say_n("%(n)s move", "%(n)s moves", 2) == two
+        if lang == "fr":  # French counts 0 as singular
+            assert say_n("%(n)s move", "%(n)s moves", 0) == "0 coup"
+    # On a page: the home page's games in progress say how many moves each has had.
+    client.cookies.set("lang", lang)
+    game_id = new_game(client, "castles-end", 3)
+    none = "0 coup" if lang == "fr" else two.replace("2", "0", 1)  # French: 0 is singular
+    assert f"— {none}</li>" in client.get("/").text
+    post(client, f"/games/{game_id}/moves", {"from": "t1", "to": "f1", "version": "0"})
+    assert f"— {one}</li>" in client.get("/").text
+
+
+def test_numbers_and_durations_follow_the_locale() -> None:
+    from app.web.i18n import decimal, duration, percent, seconds
+
+    with speaking("de"):
+        assert seconds(12_345) == "12,3\u00a0s"
+        assert percent(0.456, 1) == "45,6\u00a0%"
+        assert duration(120) == "2 Minuten"
+        assert decimal(1234.5, 1) == "1.234,5"
+    with speaking("en"):
+        assert seconds(12_345) == "12.3\u00a0s"
+        assert duration(90) == "90 seconds"
+    with speaking("fr"):
+        assert duration(60) == "1 minute"
+
+
+@pytest.mark.parametrize("lang", TRANSLATED)
+def test_rule_pages_exist_in_every_language(client: TestClient, lang: str) -> None:
+    for slug in ["README", *GAMES]:
+        assert Path(f"docs/rules/{slug}.{lang}.md").is_file(), f"docs/rules/{slug}.{lang}.md"
+    client.cookies.set("lang", lang)
+    page = client.get("/rules/castles-end").text
+    english = client.get("/rules/castles-end?lang=en").text
+    assert visible_text(page) != visible_text(english)
+    assert not english_left(page, lang)
+
+
+def test_the_scripts_words_are_in_the_catalogs(client: TestClient) -> None:
+    """Every ``w("…")`` of the browser scripts is a message of the catalogs, and every page
+    carries the scripts' words in its language."""
+    from app.web.pages.jswords import JS_MESSAGES
+
+    said: set[str] = set()
+    for script in Path("static/js").rglob("*.js"):
+        text = script.read_text()
+        said |= {
+            re.sub(r'"\s*\+?\s*"', "", m) for m in re.findall(r'\bw\(\s*"((?:[^"\\]|\\.)*)"', text)
+        }
+    assert said, "no script says anything through w()"
+    assert said <= set(JS_MESSAGES), sorted(said - set(JS_MESSAGES))
+    client.cookies.set("lang", "de")
+    page = client.get("/").text
+    words = json.loads(
+        markup.unescape(page.split('<meta name="ph-words" content=\'', 1)[1].split("'>")[0])
+    )
+    assert words["Put back."] == "Zurückgelegt."
+    assert words["Go! The race is on."] == "Los! Das Rennen läuft."
+    client.cookies.set("lang", "en")
+    assert "<meta name=\"ph-words\" content='{}'>" in client.get("/").text
