@@ -3,7 +3,7 @@
 # the settings, migrates the database (MIGRATE=0: not), checks the DEAL_KEY, then serves with
 # several workers. The same image runs the one-shot migration (python -m app.cli migrate) and
 # the solver workers (python -m app.jobs): docker-compose.yml, docs/operating.md.
-#   docker build -t patience-hall:0.2.0 .
+#   docker build -t patience-hall:0.3.0 .
 FROM python:3.11-slim
 
 ENV PYTHONDONTWRITEBYTECODE=1 \
