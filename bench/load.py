@@ -786,6 +786,12 @@ def print_report(args: argparse.Namespace, facts: dict[str, str], result: dict[s
     print(f"5xx {result['server_errors']}, lost connections {result['connection_errors']}")
 
 
+def _other_answers(phase: dict[str, Any]) -> dict[str, int]:
+    """A phase's answers that were not a success or a redirect, by kind."""
+    answers: dict[str, int] = phase["answers_whole_run"]
+    return {k: v for k, v in answers.items() if not k.endswith((" 200", " 201", " 303"))}
+
+
 def print_comparison(
     args: argparse.Namespace, facts: dict[str, str], phases: list[dict[str, Any]]
 ) -> None:
@@ -801,11 +807,7 @@ def print_comparison(
     print("| ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |")
     for p in phases:
         lat, cpu = p["move_latency_ms"], p["cpu"]
-        others = {
-            k: v
-            for k, v in p["answers_whole_run"].items()
-            if not k.endswith((" 200", " 201", " 303"))
-        }
+        others = _other_answers(p)
         print(
             f"| {p['round']} | {p['path']} | {p['moves_per_s']} | {lat['p50']} | {lat['p95']} "
             f"| {lat['p99']} | {lat['max']} | {cpu['uvicorn CPU per move (ms)']} "
@@ -921,11 +923,7 @@ def print_ceiling(
     print("| ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |")
     for p in phases:
         lat, cpu = p["move_latency_ms"], p["cpu"]
-        others = {
-            k: v
-            for k, v in p["answers_whole_run"].items()
-            if not k.endswith((" 200", " 201", " 303"))
-        }
+        others = _other_answers(p)
         print(
             f"| {p['round']} | {p['path']} | {p['moves_per_s']} | {lat['p50']} | {lat['p99']} "
             f"| {lat['max']} | {cpu['uvicorn CPU per move (ms)']} "
