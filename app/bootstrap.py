@@ -78,6 +78,7 @@ class Services:
     def close(self) -> None:
         """Frees what the services hold (worker processes, connections)."""
         self.solver.pool.close()
+        self.broker.close()
         self.move_store.close()
         self.engine.dispose()
 

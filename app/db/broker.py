@@ -140,6 +140,9 @@ class InProcessBroker:
         self._pending = asyncio.Queue()
         self._tasks = [asyncio.create_task(self._dispatch())]
 
+    def close(self) -> None:
+        """Frees what the broker holds outside a running app (nothing, in one process)."""
+
     async def stop(self) -> None:
         tasks, self._tasks = self._tasks, []
         for task in tasks:
@@ -280,6 +283,11 @@ class PostgresBroker(InProcessBroker):
             with contextlib.suppress(Exception):
                 await self._reader.close()
             self._reader = None
+
+    def close(self) -> None:
+        """The NOTIFY pool: a process that never started the broker (an operator command, a job
+        worker) still notified through it, synchronously."""
+        self.notifier.dispose()
 
     async def _read(self, ids: list[int]) -> list[EventRow]:
         try:

@@ -21,6 +21,7 @@ from fastapi.testclient import TestClient
 from app.main import create_app
 from app.web.http import limits as limits_module
 from app.web.http.limits import Admission
+from tests.aio import run
 from tests.settings import suite_settings
 from tests.web.support import error_code, new_player
 
@@ -131,7 +132,7 @@ def test_a_full_hint_class_sheds_at_once_and_moves_go_on() -> None:
         assert (await first).status == 200
         assert (await at_once(app, "/api/games/g2/hint")).status == 200  # its turn is free
 
-    asyncio.run(scenario())
+    run(scenario())
 
 
 @pytest.mark.parametrize(
@@ -165,7 +166,7 @@ def test_every_growing_route_is_metered_and_a_flood_of_it_is_shed_at_once(path: 
         assert (await first).status == 200
         assert (await waiting).status == 200
 
-    asyncio.run(scenario())
+    run(scenario())
 
 
 def test_a_stream_gives_its_turn_back_once_open_and_streams_count_apart() -> None:
@@ -186,7 +187,7 @@ def test_a_stream_gives_its_turn_back_once_open_and_streams_count_apart() -> Non
         inner.release.set()
         assert [(await s).status for s in [*streams, other]] == [200, 200, 200]
 
-    asyncio.run(scenario())
+    run(scenario())
 
 
 def test_one_address_beyond_its_concurrency_gets_429_and_others_go_on() -> None:
@@ -204,7 +205,7 @@ def test_one_address_beyond_its_concurrency_gets_429_and_others_go_on() -> None:
         gates = app._gates_here()
         assert gates.requests == {} and gates.open_streams == {}
 
-    asyncio.run(scenario())
+    run(scenario())
 
 
 def test_a_full_general_gate_still_queues_within_the_timeout() -> None:
@@ -223,7 +224,7 @@ def test_a_full_general_gate_still_queues_within_the_timeout() -> None:
         assert (await queued).status == 200
         assert [(await a).status for a in ahead] == [200] * 4
 
-    asyncio.run(scenario())
+    run(scenario())
 
 
 def test_a_client_back_before_its_retry_after_gets_its_refusal_when_it_is_over(
@@ -259,8 +260,8 @@ def test_a_client_back_before_its_retry_after_gets_its_refusal_when_it_is_over(
         assert (await first).status == 200
         return list(waits)
 
-    assert asyncio.run(scenario(True)) == [1.5]
-    assert asyncio.run(scenario(False)) == []
+    assert run(scenario(True)) == [1.5]
+    assert run(scenario(False)) == []
 
 
 # -- rate limits of the costly actions ---------------------------------------------------------

@@ -20,6 +20,7 @@ from app.config import Settings
 from app.db.models import Event, Game
 from app.services.arenas import STANDINGS_KIND, channel, score
 from app.services.recount import recount
+from tests.aio import run
 from tests.web.competition_support import GAME, ensure_fresh, win
 from tests.web.support import browser_post, error_code, new_player, stored_deal
 
@@ -110,7 +111,7 @@ def test_a_stream_sends_the_logged_standings(
             return row
         return None
 
-    row = asyncio.run(asyncio.wait_for(first_row(), 10))
+    row = run(asyncio.wait_for(first_row(), 10))
     assert row.kind == STANDINGS_KIND
     assert len(json.loads(row.data)["standings"]) == 1
 

@@ -21,6 +21,7 @@ from app.web.deps import SESSION_PLAYER
 from app.web.http.csrf import session_token
 from app.web.pages.rooms import LiveFragments, html_events, live_context
 from app.web.pages.templating import templates
+from tests.aio import run
 
 STREAMS = 30
 
@@ -81,7 +82,7 @@ def test_many_html_streams_of_a_room_cost_one_read_and_one_render_per_variant(
     async def everyone(row: EventRow) -> list[str]:
         return await asyncio.gather(*(render(row) for render in renderers))
 
-    htmls = asyncio.run(everyone(event))
+    htmls = run(everyone(event))
     assert reads == [code]  # one room read for all the streams
     assert fragments.renders - renders_before == 2  # members and spectators: two variants
 
@@ -100,7 +101,7 @@ def test_many_html_streams_of_a_room_cost_one_read_and_one_render_per_variant(
     # A second event: one more read, whichever streams come to it first.
     reads.clear()
     later = EventRow(id=event.id + 1_000_000, room=code, kind="room", data="{}")
-    asyncio.run(everyone(later))
+    run(everyone(later))
     assert reads == [code]
 
 
@@ -124,7 +125,7 @@ def test_a_progress_event_is_rendered_once_for_every_stream(
     async def everyone() -> list[str]:
         return await asyncio.gather(*(render(row) for render in renderers))
 
-    htmls = asyncio.run(everyone())
+    htmls = run(everyone())
     assert fragments.renders - before == 1 and reads == []  # no read for progress at all
     assert len(set(htmls)) == 1 and "racer" in htmls[0]
 
@@ -152,5 +153,5 @@ def test_a_failed_room_read_is_not_kept(
             await fragments.room_at(room["code"], 1_500_000_000)
         return await fragments.room_at(room["code"], 1_500_000_000)
 
-    assert asyncio.run(twice()).code == room["code"]
+    assert run(twice()).code == room["code"]
     assert len(calls) == 2
