@@ -1,8 +1,9 @@
 """The one place that builds the services: the web app, the operator commands, the job worker
 and the tests all get theirs from here, wired the same way.
 
-Collaborators are passed to constructors; the only cycle (a game that ends asks the solver to
-judge its deal, and the solver plays games for "try again") is closed here, in one line.
+Collaborators are passed to constructors. The one cycle — a game that ends tells the solver
+(to judge its deal) and an event (to update its standings), both of which start games — is
+closed here, one line for each listener.
 """
 
 from __future__ import annotations
