@@ -278,7 +278,7 @@ def _estimate(state: State, budget: Budget, samples: int) -> Hint:
     if votes:
         best = max(votes.values())
         move = next(m for m in legal if votes[m] == best)
-        said = (
+        won_said: tuple[Words, ...] = (
             Words(
                 "estimate_chance",
                 N_(
@@ -290,7 +290,13 @@ def _estimate(state: State, budget: Budget, samples: int) -> Hint:
             meaning,
         )
         return Hint(
-            move, ESTIMATE, False, _said(*said), chance=chance, samples=searched, words=said
+            move,
+            ESTIMATE,
+            False,
+            _said(*won_said),
+            chance=chance,
+            samples=searched,
+            words=won_said,
         )
     move, why = _fallback(state, legal)
     said = (

@@ -474,7 +474,7 @@ def test_the_competition_pages_speak_the_language_with_no_english_left(
 
 @pytest.mark.parametrize("lang", TRANSLATED)
 def test_the_https_page_speaks_the_browsers_language(lang: str) -> None:
-    def inner(scope: Any, receive: Any, send: Any) -> None:
+    async def inner(scope: Any, receive: Any, send: Any) -> None:
         raise AssertionError("plain HTTP in production never reaches the app")
 
     c = TestClient(NeedsHttps(inner, secure=True), base_url="http://games.example.org")
