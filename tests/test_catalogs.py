@@ -4,15 +4,19 @@ placeholders intact and its plural forms right."""
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
+from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
 from babel.messages.catalog import Catalog
 from babel.messages.pofile import read_po
+from jinja2 import Environment
 
 from app.config import PROJECT_DIR
+from app.engine import GAMES
 from app.web.i18n import LANGS, LOCALE_DIR
 
 TRANSLATED = [lang for lang in LANGS if lang != "en"]
@@ -76,3 +80,129 @@ def test_nothing_compiled_is_committed() -> None:
         ["git", "ls-files", "*.mo"], cwd=PROJECT_DIR, capture_output=True, text=True, check=True
     )
     assert tracked.stdout.strip() == ""
+
+
+# -- no player-facing words outside the catalogs, in any template ----------------------------
+
+# Words a template may show as they are in every language: the brand, the games' names (proper
+# names) and the time zone's abbreviation. Numbers and symbols are not words.
+_SAME_IN_EVERY_LANGUAGE = ["Patience Hall", *(rules.name for rules in GAMES.values()), "UTC"]
+# What a player sees or hears of a tag besides its text (the languages test reads the same).
+_VISIBLE_ATTRIBUTES = ("title", "aria-label", "placeholder", "alt", "hx-confirm", "data-confirm")
+_GETTEXT = {"_", "gettext", "ngettext", "pgettext"}
+_HOLE = "\ue000%d\ue001"  # where a Jinja expression or tag was: private-use characters
+
+
+def _template_text(source: str) -> tuple[str, list[list[tuple[str, str]]]]:
+    """The template's own text with each ``{{ … }}`` and ``{% … %}`` replaced by a hole, the
+    text of ``{% trans %}`` blocks left out (it is a catalog message), and each hole's tokens."""
+    env = Environment(extensions=["jinja2.ext.i18n"])
+    out: list[str] = []
+    holes: list[list[tuple[str, str]]] = []
+    in_trans = after_begin = in_expression = False
+    for _, kind, value in env.lex(source):
+        if kind == "whitespace":
+            continue
+        if after_begin and kind == "name":
+            in_trans = value == "trans" or (in_trans and value != "endtrans")
+        after_begin = kind == "block_begin"
+        if kind == "data":
+            if not in_trans:
+                out.append(value)
+        elif kind in ("variable_begin", "block_begin"):
+            # Only an expression prints; a tag's strings are names of templates, tests, …
+            in_expression = kind == "variable_begin"
+            out.append(" " + _HOLE % len(holes) + " ")
+            holes.append([])
+        elif in_expression and kind != "variable_end":
+            holes[-1].append((kind, value))
+    return "".join(out), holes
+
+
+def _shown_literals(tokens: list[tuple[str, str]]) -> list[str]:
+    """The string literals of an expression that could be shown as they are: not a gettext
+    argument, not a method's argument (``.endswith("/replay")``), not compared, not a key,
+    not a ``|safe`` piece of markup."""
+    shown: list[str] = []
+    calls: list[str] = []
+    for i, (kind, value) in enumerate(tokens):
+        before = tokens[i - 1] if i else ("", "")
+        after = tokens[i + 1] if i + 1 < len(tokens) else ("", "")
+        then = tokens[i + 2] if i + 2 < len(tokens) else ("", "")
+        if (kind, value) == ("operator", "("):
+            method = i > 1 and tokens[i - 2][1] == "."
+            calls.append("gettext" if before[1] in _GETTEXT else "method" if method else "call")
+        elif (kind, value) == ("operator", ")") and calls:
+            calls.pop()
+        elif kind == "string" and "gettext" not in calls and calls[-1:] != ["method"]:
+            if before[1] in ("==", "!=", "[") or after[1] in (":", "in"):
+                continue
+            if after[1] == "|" and then[1] in ("safe", "trans"):
+                continue
+            shown.append(value)
+    return shown
+
+
+class _Shown(HTMLParser):
+    def __init__(self) -> None:
+        super().__init__()
+        self.parts: list[str] = []
+        self._skip = 0
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        if tag in ("script", "style", "code", "kbd"):
+            self._skip += 1
+        self.parts += [v for name, v in attrs if name in _VISIBLE_ATTRIBUTES and v]
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag in ("script", "style", "code", "kbd"):
+            self._skip -= 1
+
+    def handle_data(self, data: str) -> None:
+        if not self._skip:
+            self.parts.append(data)
+
+
+def _words_left(text: str) -> list[str]:
+    text = re.sub(r"%(\(\w+\))?[-#0 +.\d]*[a-zA-Z]", " ", text)  # %(name)s, %.1f, %Y
+    for kept in _SAME_IN_EVERY_LANGUAGE:
+        text = text.replace(kept, " ")
+    return re.findall(r"[^\W\d_]{2,}", text)
+
+
+def _english_in_template(path: Path) -> list[str]:
+    text, holes = _template_text(path.read_text())
+    parser = _Shown()
+    parser.feed(text)
+    parser.close()
+    found: list[str] = []
+    for part in parser.parts:
+        for hole in re.findall("\ue000(\\d+)\ue001", part):
+            found += [s for s in _shown_literals(holes[int(hole)]) if _words_left(s)]
+        plain = re.sub("\ue000\\d+\ue001", " ", part)
+        if _words_left(plain):
+            found.append(" ".join(plain.split()))
+    return found
+
+
+def test_templates_show_no_words_outside_the_catalogs() -> None:
+    """What a template shows a player (text, titles, labels, placeholders, alt texts, and the
+    string literals its expressions print) is a catalog message: ``_()``, ``ngettext``,
+    ``{% trans %}``, ``|trans``; only the brand, the games' names, numbers and symbols are
+    written as they are."""
+    problems = {
+        str(path.relative_to(PROJECT_DIR)): found
+        for path in sorted((PROJECT_DIR / "templates").rglob("*.html"))
+        if (found := _english_in_template(path))
+    }
+    assert problems == {}
+
+
+def test_the_template_check_finds_words_outside_the_catalogs(tmp_path: Path) -> None:
+    page = tmp_path / "page.html"
+    page.write_text(
+        '<h1>{{ _("Fine") }} Hello</h1><p title="Hover me">{% trans %}Fine{% endtrans %}</p>'
+        '<p class="{{ \'error\' if x }}">{{ "day" if n == 1 else _("days") }}</p>'
+        "<script>var never = 'checked';</script>{{ rules.name }} · Patience Hall"
+    )
+    assert _english_in_template(page) == ["Hello", "Hover me", '"day"']

@@ -23,6 +23,7 @@ from app.engine.reasons import (
     PileRef,
     RangeRef,
     RankRef,
+    ShareRef,
     SuitRef,
     Words,
 )
@@ -53,6 +54,7 @@ __all__ = [
     "RangeRef",
     "RankRef",
     "Ruleset",
+    "ShareRef",
     "State",
     "Status",
     "Step",

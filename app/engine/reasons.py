@@ -106,7 +106,17 @@ class GameRef:
         return self.name
 
 
-Param = int | str | CardRef | CardsRef | RangeRef | RankRef | SuitRef | PileRef | GameRef
+@dataclass(frozen=True, slots=True)
+class ShareRef:
+    """A share (0.0…1.0) said as a whole percentage: "40%" in English."""
+
+    fraction: float
+
+    def __str__(self) -> str:
+        return f"{self.fraction:.0%}"
+
+
+Param = int | str | CardRef | CardsRef | RangeRef | RankRef | SuitRef | PileRef | GameRef | ShareRef
 
 
 @dataclass(frozen=True, slots=True)

@@ -120,13 +120,13 @@ class Arenas:
         try:
             get_ruleset(slug)
         except UnknownGame as exc:
-            raise InvalidRequest(str(exc)) from None
+            raise InvalidRequest.of(exc.words) from None
         if starts_at.tzinfo is None:
             raise InvalidRequest("Give the start with its time zone, e.g. 2026-12-01T18:00Z.")
         if not 1 <= minutes <= MAX_MINUTES:
-            raise InvalidRequest(f"An event lasts 1 to {MAX_MINUTES} minutes.")
+            raise InvalidRequest("An event lasts 1 to %(max)s minutes.", max=MAX_MINUTES)
         if not 1 <= times <= MAX_REPEATS:
-            raise InvalidRequest(f"An event repeats 1 to {MAX_REPEATS} times.")
+            raise InvalidRequest("An event repeats 1 to %(max)s times.", max=MAX_REPEATS)
         if times > 1 and (every_minutes is None or every_minutes < minutes):
             raise InvalidRequest("Repeated events start at least their length apart (--every).")
         stamp = self.clock()

@@ -85,7 +85,7 @@ def check_game(slug: str) -> str:
     try:
         get_ruleset(slug)
     except UnknownGame as exc:
-        raise InvalidRequest(str(exc)) from None
+        raise InvalidRequest.of(exc.words) from None
     return slug
 
 

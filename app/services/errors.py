@@ -7,7 +7,7 @@ language (app/web/words.py). ``words``: the engine's own reason, when the engine
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Self
 
 if TYPE_CHECKING:
     from app.engine import Words
@@ -35,6 +35,13 @@ class ServiceError(Exception):
         self.params = params
         self.words: Words | None = None  # the engine's reason, when the engine refused
         self.details: dict[str, str] = {}  # more machine-readable facts for the JSON answer
+
+    @classmethod
+    def of(cls, words: Words) -> Self:
+        """The engine's refusal, its reason kept as words (said in the player's language)."""
+        exc = cls(str(words))
+        exc.words = words
+        return exc
 
 
 class NotFound(ServiceError):
@@ -117,13 +124,6 @@ class InvalidRequest(ServiceError):
 
 class IllegalMoveError(ServiceError):
     status, code = 422, "illegal_move"
-
-    @classmethod
-    def of(cls, words: Words) -> IllegalMoveError:
-        """The engine's refusal, its reason kept as words."""
-        exc = cls(str(words))
-        exc.words = words
-        return exc
 
 
 class StaleVersion(ServiceError):
@@ -224,8 +224,13 @@ class NotInChallenge(ServiceError):
 
     def __init__(self, what: str) -> None:
         super().__init__(
-            f"No {what} in a challenge or event game: competition games are played clean."
+            N_("No %(what)s in a challenge or event game: competition games are played clean."),
+            what=_CLEAN_OF.get(what, what),
         )
+
+
+# What a competition game is played without (a parameter that is a message itself).
+_CLEAN_OF = {"hints": N_("hints"), "undo": N_("undo"), "restart": N_("restart")}
 
 
 class AlreadyPlayed(ServiceError):
@@ -234,5 +239,5 @@ class AlreadyPlayed(ServiceError):
     status, code = 409, "already_played"
 
     def __init__(self, game_id: str) -> None:
-        super().__init__("You have played today's challenge of this game already.")
+        super().__init__(N_("You have played today's challenge of this game already."))
         self.details = {"game": game_id}

@@ -57,7 +57,7 @@ class RaceQueue:
         try:
             get_ruleset(slug)
         except UnknownGame as exc:
-            raise InvalidRequest(str(exc)) from None
+            raise InvalidRequest.of(exc.words) from None
         stamp = self.clock()
         with self.sessions.begin() as db:
             db.execute(delete(QueuedRacer).where(QueuedRacer.player_id == player_id))

@@ -156,7 +156,12 @@ class Solver:
             answer = await to_thread.run_sync(
                 hint_job, state_text, 1.0, QUICK_ESTIMATE_NODES, QUICK_ESTIMATE_SAMPLES
             )
-            answer["message"] = f"The solver is busy: a quick estimate. {answer['message']}"
+            # Said in the player's language by the web: the prefix, then the estimate's words
+            # (or its fixed message, a catalog message of its own).
+            busy = Words("busy_estimate", N_("The solver is busy: a quick estimate."))
+            said = answer.get("words") or [Words("hint", str(answer["message"]))]
+            answer["words"] = [busy, *said]
+            answer["message"] = f"{busy} {answer['message']}"
         if answer is None:
             answer = {
                 "move": None,

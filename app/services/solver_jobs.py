@@ -62,6 +62,7 @@ def hint_job(
         "exact": given.exact,
         "message": given.message,
         "chance": given.chance,
+        "words": list(given.words),  # an estimate's message as data, for the player's language
         "line": [str(m) for m in given.line],
     }
 

@@ -26,7 +26,7 @@ from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from app.engine import IllegalMove, Move, State, dumps, get_ruleset
+from app.engine import IllegalMove, Move, ShareRef, State, Words, dumps, get_ruleset
 from app.solver.models import model_for
 from app.solver.search import (
     Budget,
@@ -50,6 +50,11 @@ def N_(message: str) -> str:
     return message
 
 
+def Nn_(singular: str, plural: str) -> tuple[str, str]:
+    """Marks a singular and a plural message as one message of the catalogs (ngettext)."""
+    return singular, plural
+
+
 @dataclass(frozen=True, slots=True)
 class Hint:
     move: Move | None
@@ -61,6 +66,14 @@ class Hint:
     # Estimates: the share of the sampled arrangements of the hidden cards the search won.
     chance: float | None = None
     samples: int = 0
+    # A message built from numbers, as data (codes and parameters, app/engine/reasons.py), for
+    # the web to say in the player's language; ``message`` is their English. Empty: the
+    # message is a fixed catalog message.
+    words: tuple[Words, ...] = ()
+
+
+def _said(*words: Words) -> str:
+    return " ".join(str(w) for w in words)
 
 
 def stock_hidden(state: State) -> bool:
@@ -253,34 +266,52 @@ def _estimate(state: State, budget: Budget, samples: int) -> Hint:
             if first in legal:
                 votes[first] += 1
     chance = won / searched
-    ways = "arrangement" if searched == 1 else "arrangements"
-    meaning = (
-        f"The chance is the share of {searched} random {ways} of the cards you cannot see "
-        "(each consistent with everything you have seen) in which the solver found a win; "
-        "it never looks at where those cards really are."
+    forms = Nn_(
+        "The chance is the share of %(n)s random arrangement of the cards you cannot see "
+        "(each consistent with everything you have seen) in which the solver found a win; it "
+        "never looks at where those cards really are.",
+        "The chance is the share of %(n)s random arrangements of the cards you cannot see "
+        "(each consistent with everything you have seen) in which the solver found a win; it "
+        "never looks at where those cards really are.",
     )
+    meaning = Words("estimate_samples", forms[0], {"n": searched}, forms[1], searched)
     if votes:
         best = max(votes.values())
         move = next(m for m in legal if votes[m] == best)
+        won_said: tuple[Words, ...] = (
+            Words(
+                "estimate_chance",
+                N_(
+                    "Estimated chance of winning: %(chance)s. This move starts the most of "
+                    "those wins."
+                ),
+                {"chance": ShareRef(chance)},
+            ),
+            meaning,
+        )
         return Hint(
             move,
             ESTIMATE,
             False,
-            f"Estimated chance of winning: {chance:.0%}. This move starts the most of those "
-            f"wins. {meaning}",
+            _said(*won_said),
             chance=chance,
             samples=searched,
+            words=won_said,
         )
     move, why = _fallback(state, legal)
-    return Hint(
-        move,
-        ESTIMATE,
-        False,
-        f"Estimated chance of winning: {chance:.0%} (the solver found no win within its "
-        f"budget). {why} {meaning}",
-        chance=chance,
-        samples=searched,
+    said = (
+        Words(
+            "estimate_no_win",
+            N_(
+                "Estimated chance of winning: %(chance)s (the solver found no win within its "
+                "budget)."
+            ),
+            {"chance": ShareRef(chance)},
+        ),
+        why,
+        meaning,
     )
+    return Hint(move, ESTIMATE, False, _said(*said), chance=chance, samples=searched, words=said)
 
 
 def _onward(masked: State, legal: list[Move]) -> list[Move]:
@@ -303,7 +334,7 @@ def _onward(masked: State, legal: list[Move]) -> list[Move]:
     return out or legal
 
 
-def _fallback(state: State, legal: list[Move]) -> tuple[Move, str]:
+def _fallback(state: State, legal: list[Move]) -> tuple[Move, Words]:
     """A move when no sampled arrangement was won: the start of the shortest visible line that
     puts the most cards on the foundations, else (in a game with no redeal) the waste's card
     onto a tableau pile, else a deal or redeal, else the search model's first choice, else the
@@ -315,7 +346,9 @@ def _fallback(state: State, legal: list[Move]) -> tuple[Move, str]:
     legal = onward or legal
     given = _visible(state, Budget(nodes=5_000))
     if given.move is not None and given.move in legal:
-        return given.move, "This move starts the shortest line that puts more cards home."
+        return given.move, Words(
+            "guess_line", N_("This move starts the shortest line that puts more cards home.")
+        )
     if rules.max_redeals is None and rules.waste >= 0:
         # No redeal (Quadrangle, Quadruple Interchange): a deal covers the waste's top card for
         # good, so first keep it in play on a tableau pile, as a greedy player would (dealing
@@ -326,19 +359,26 @@ def _fallback(state: State, legal: list[Move]) -> tuple[Move, str]:
                 rules.pile_index(move.source) == rules.waste
                 and rules.pile_index(move.target) in rules.tableau
             ):
-                return move, "This keeps the waste's card in play before the next deal covers it."
+                return move, Words(
+                    "guess_waste",
+                    N_("This keeps the waste's card in play before the next deal covers it."),
+                )
     # Nothing shows a way home: deal (or redeal). The stock only shrinks and redeals are
     # limited, so guesses like this never go round in circles.
     for move in legal:
         if move.source == "stock" or move.target == "stock":
-            return move, "Nothing you can see leads home: deal from the stock."
+            return move, Words(
+                "guess_deal", N_("Nothing you can see leads home: deal from the stock.")
+            )
     model = model_for(state.game)
     masked = visible_only(state)
     for mv, _, _ in model.children(encoded(model, masked.piles), masked.redeals):
         first = to_moves(model, [mv[:3]])[0]
         if first in legal:
-            return first, "This is the solver's first choice from what you can see."
-    return legal[0], "This is a legal move; nothing better shows."
+            return first, Words(
+                "guess_first_choice", N_("This is the solver's first choice from what you can see.")
+            )
+    return legal[0], Words("guess_legal", N_("This is a legal move; nothing better shows."))
 
 
 def _visible(state: State, budget: Budget) -> Hint:
@@ -393,12 +433,13 @@ def _visible(state: State, budget: Budget) -> Hint:
         line.append(mv)
     first = to_moves(model, [line[-1]])[0]
     gained = best_score - on_foundations(start_piles)
-    cards = "card" if gained == 1 else "cards"
-    return Hint(
-        first,
-        Outcome.UNKNOWN,
-        False,
-        f"From the cards you can see, this move starts the shortest line that puts {gained} "
-        f"more {cards} on the foundations. Whether the deal can still be won depends on cards "
-        "you cannot see.",
+    forms = Nn_(
+        "From the cards you can see, this move starts the shortest line that puts %(n)s more "
+        "card on the foundations. Whether the deal can still be won depends on cards you "
+        "cannot see.",
+        "From the cards you can see, this move starts the shortest line that puts %(n)s more "
+        "cards on the foundations. Whether the deal can still be won depends on cards you "
+        "cannot see.",
     )
+    said = Words("visible_line", forms[0], {"n": gained}, forms[1], gained)
+    return Hint(first, Outcome.UNKNOWN, False, _said(said), words=(said,))

@@ -233,6 +233,11 @@ def duration(total_seconds: int) -> str:
     return str(format_unit(total_seconds, "duration-second", "long", locale=lang))
 
 
+def hours(n: int) -> str:
+    """A number of hours in words: "23 hours", "23 Stunden", "1 heure"."""
+    return str(format_unit(n, "duration-hour", "long", locale=current_lang()))
+
+
 def day(d: date | datetime) -> str:
     return str(format_date(d, "medium", locale=current_lang()))
 

@@ -8,6 +8,9 @@ counts with the locale's digits) and the template is looked up in the catalogs.
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
+from typing import Any
+
 from app.engine import (
     Card,
     CardRef,
@@ -17,11 +20,12 @@ from app.engine import (
     PileRef,
     RangeRef,
     RankRef,
+    ShareRef,
     SuitRef,
     Words,
 )
 from app.services.errors import MESSAGE_PARAMS, ServiceError
-from app.web.i18n import N_, current_lang, gettext, ngettext, number, pgettext
+from app.web.i18n import N_, current_lang, gettext, ngettext, number, percent, pgettext
 
 # Names of ranks and suits as the language writes them, looked up in the catalogs with a
 # context: "card index" (the corner of a card: English J Q K, German B D K, French V D R,
@@ -110,6 +114,8 @@ def _param(value: object) -> str:
         return SUIT_SYMBOLS[value.suit]
     if isinstance(value, PileRef):
         return pile_name(value)
+    if isinstance(value, ShareRef):
+        return percent(value.fraction)
     if isinstance(value, GameRef):
         return value.name  # game names are proper names, the same in every language
     if isinstance(value, bool):
@@ -129,8 +135,15 @@ def say_words(words: Words) -> str:
     return text[:1].upper() + text[1:]
 
 
-def say_all(said: list[Words]) -> str:
+def say_all(said: Sequence[Words]) -> str:
     return " ".join(say_words(w) for w in said)
+
+
+def hint_message(answer: Mapping[str, Any]) -> str:
+    """A hint's message in the player's language: its words (the solver's estimates, built
+    from numbers), else its fixed message, a catalog message itself."""
+    said = answer.get("words")
+    return say_all(said) if said else gettext(str(answer["message"]))
 
 
 def refusal(exc: EngineError) -> str:

@@ -2,6 +2,11 @@
 // "event: standings"; this rebuilds the table from it (text only, no HTML from the wire).
 (function () {
   "use strict";
+  // Seconds with one decimal, as the page's language writes them ("12.3 s", "12,3 s").
+  var SECONDS = new Intl.NumberFormat(document.documentElement.lang || undefined, {
+    minimumFractionDigits: 1,
+    maximumFractionDigits: 1,
+  });
   function cell(row, text, cls) {
     var td = document.createElement("td");
     if (cls) td.className = cls;
@@ -22,7 +27,7 @@
       cell(tr, String(s.points), "points");
       cell(tr, String(s.wins));
       cell(tr, String(s.games));
-      cell(tr, (s.active_ms / 1000).toFixed(1) + " s");
+      cell(tr, SECONDS.format(s.active_ms / 1000) + "\u00a0s");
       cell(tr, String(s.streak));
       body.appendChild(tr);
     });

@@ -7,17 +7,26 @@ from __future__ import annotations
 import html as markup
 import json
 import re
+from datetime import UTC, datetime, timedelta
 from functools import cache
 from html.parser import HTMLParser
 from pathlib import Path
+from typing import Any
 
 import pytest
 from babel.messages.pofile import read_po
+from fastapi import FastAPI
 from fastapi.testclient import TestClient
 
-from app.engine import GAMES, IllegalMove, Move, get_ruleset
+from app.cli import main
+from app.config import Settings
+from app.db.models import QueuedRacer
+from app.engine import GAMES, IllegalMove, Move, Words, dumps, get_ruleset
+from app.services.solver_jobs import hint_job
+from app.web.http.https import NeedsHttps
 from app.web.i18n import LANGS, LOCALE_DIR, accept_language, speaking
-from app.web.words import card_label, card_name, say_words
+from app.web.words import card_label, card_name, hint_message, say_words
+from tests.web.competition_support import GAME, ensure_fresh
 from tests.web.support import csrf, new_game, post
 
 TRANSLATED = ("de", "fr", "es")
@@ -396,3 +405,144 @@ def test_the_scripts_words_are_in_the_catalogs(client: TestClient) -> None:
     assert words["Go! The race is on."] == "Los! Das Rennen läuft."
     client.cookies.set("lang", "en")
     assert "<meta name=\"ph-words\" content='{}'>" in client.get("/").text
+
+
+# -- the competition pages, the HTTPS page, hint estimates and validation messages -----------
+
+
+def _competition_pages(
+    app: FastAPI, settings: Settings, capsys: pytest.CaptureFixture[str], lang: str
+) -> dict[str, str]:
+    """Every competition page as players of ``lang`` get it: the daily challenge (before and
+    after a game of it), an event (joined, with standings), the race queue (waiting, and not
+    in it), a rated race's room and the race leaderboard."""
+    ensure_fresh(app, 4)
+    starts = datetime.now(UTC) - timedelta(minutes=1)
+    args = ["event", "create", "--game", GAME, "--starts", starts.isoformat(), "--minutes", "60"]
+    assert main(args, settings) == 0
+    event = int(capsys.readouterr().out.split()[1].rstrip(":"))
+    pages: dict[str, str] = {}
+    addresses = ("192.0.2.31", "198.51.100.32", "203.0.113.33")
+    with (
+        TestClient(app, base_url="http://testserver", client=(addresses[0], 1)) as a,
+        TestClient(app, base_url="http://testserver", client=(addresses[1], 1)) as b,
+        TestClient(app, base_url="http://testserver", client=(addresses[2], 1)) as c,
+    ):
+        for browser in (a, b, c):
+            browser.cookies.set("lang", lang)
+        pages["challenge"] = a.get(f"/daily/{GAME}/challenge").text
+        started = post(a, f"/daily/{GAME}/challenge", {}, htmx=False)
+        assert started.status_code == 303, started.text
+        pages["challenge, played"] = a.get(f"/daily/{GAME}/challenge").text
+        assert post(b, f"/events/{event}/join", {}, htmx=False).status_code == 303
+        assert post(b, f"/events/{event}/next", {}, htmx=False).status_code == 303
+        pages["event"] = b.get(f"/events/{event}").text
+        pages["queue, not in it"] = c.get("/races/queue").text
+        assert post(c, "/races/queue", {"game": GAME}, htmx=False).status_code == 303
+        pages["queue, waiting"] = c.get("/races/queue").text
+        pages["queue, polled"] = c.get("/races/queue", headers={"HX-Request": "true"}).text
+        formed = post(a, "/races/queue", {"game": GAME}, htmx=False)
+        assert formed.headers["location"].startswith("/rooms/"), formed.text
+        pages["rated room"] = c.get(formed.headers["location"]).text
+        pages["race leaderboard"] = c.get(f"/leaderboard/races/{GAME}").text
+    return pages
+
+
+@pytest.mark.parametrize("lang", TRANSLATED)
+def test_the_competition_pages_speak_the_language_with_no_english_left(
+    app: FastAPI,
+    settings: Settings,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    lang: str,
+) -> None:
+    monkeypatch.setattr(app.state.services.race_queue, "wait_s", 0.0)  # a race forms at once
+    with app.state.services.sessions.begin() as db:  # earlier tests' queue is not ours
+        db.query(QueuedRacer).delete()
+    pages = _competition_pages(app, settings, capsys, lang)
+    assert (
+        "queue-waiting" in pages["queue, waiting"]
+        and 'class="share rated-race"' in (pages["rated room"])
+    )
+    assert 'id="standings"' in pages["challenge, played"]
+    for name, html in pages.items():
+        left = english_left(html, lang)
+        assert left == set(), f"{lang} {name}: English words left: {sorted(left)}"
+        if not name.endswith("polled"):
+            assert f'<html lang="{lang}">' in html, name
+
+
+@pytest.mark.parametrize("lang", TRANSLATED)
+def test_the_https_page_speaks_the_browsers_language(lang: str) -> None:
+    async def inner(scope: Any, receive: Any, send: Any) -> None:
+        raise AssertionError("plain HTTP in production never reaches the app")
+
+    c = TestClient(NeedsHttps(inner, secure=True), base_url="http://games.example.org")
+    page = c.get("/", headers={"Accept-Language": lang})
+    assert page.status_code == 400 and page.headers["content-language"] == lang
+    assert f'<html lang="{lang}">' in page.text and "games.example.org" in page.text
+    assert "FORWARDED_ALLOW_IPS" in page.text  # the settings' names stay as they are
+    assert english_left(page.text, lang, also=("games.example.org",)) == set()
+
+
+def _estimates() -> list[dict[str, Any]]:
+    """Hint answers as the solver's worker gives them, from positions with hidden cards: an
+    estimate that found wins, one that found none (a fallback's reason), and the busy prefix."""
+    answers = []
+    for slug, deal, nodes in (("corners", 5, 20_000), ("patriarchs", 4, 200)):
+        state = get_ruleset(slug).deal(deal)
+        answers.append(hint_job(dumps(state), 5.0, nodes, 4))
+    busy = Words("busy_estimate", "The solver is busy: a quick estimate.")
+    answers.append({**answers[-1], "words": [busy, *answers[-1]["words"]]})
+    return answers
+
+
+def test_hint_estimates_are_words_said_in_each_language() -> None:
+    answers = _estimates()
+    assert {a["outcome"] for a in answers} == {"estimate"}
+    assert all(a["words"] for a in answers)
+    for answer in answers:
+        with speaking("en"):
+            english = hint_message(answer)
+        if answer["words"][0].code != "busy_estimate":
+            assert english == answer["message"]  # the web's English is the solver's own
+        assert english.startswith(("Estimated chance of winning: ", "The solver is busy"))
+        for lang in TRANSLATED:
+            with speaking(lang):
+                said = hint_message(answer)
+            assert said != english and "%(" not in said, (lang, said)
+            assert not english_left(said, lang), (lang, said)
+    with speaking("de"):
+        chance = hint_message({"words": [answers[0]["words"][0]], "message": ""})
+    assert chance.startswith("Geschätzte Gewinnchance: ") and "\u00a0%" in chance
+
+
+def test_the_api_hint_message_follows_the_language(api: TestClient) -> None:
+    game = api.post("/api/games", json={"game": "corners", "deal": 5}).json()
+    answer = api.get(f"/api/games/{game['id']}/hint", headers={"Accept-Language": "fr"})
+    assert answer.status_code == 200, answer.text
+    hint = answer.json()
+    assert hint["outcome"] == "estimate" and "words" not in hint
+    assert hint["message"].startswith(("Chance de gagner estimée", "Le solveur est occupé"))
+    assert not english_left(hint["message"], "fr")
+
+
+def test_validation_messages_follow_the_language(api: TestClient) -> None:
+    bad = {"game": "no-such-game", "deal": "seven"}
+    said = {}
+    for lang in LANGS:
+        answer = api.post("/api/games", json=bad, headers={"Accept-Language": lang})
+        assert answer.status_code == 422
+        error = answer.json()["error"]
+        assert error["code"] == "invalid_request"  # codes never change
+        said[lang] = error["message"]
+    assert "Input should be 'quadrangle'" in said["en"]  # pydantic's own words in English
+    assert "deal: Value error, Input should be a whole number" in said["en"]
+    assert "deal: Erwartet wird eine ganze Zahl" in said["de"]  # the app's own validator
+    assert "'castles-end' oder 'patriarchs'" in said["de"]  # the language's "or"
+    assert "deal: Un nombre entier est attendu" in said["fr"]
+    api_words = ("game:", "deal:", *GAMES)  # the API's field names and slugs are code
+    for lang in TRANSLATED:
+        assert not english_left(said[lang], lang, also=api_words), (lang, said[lang])
+    long_name = api.get("/api/players/" + "x" * 65, headers={"Accept-Language": "es"}).json()
+    assert "como máximo 64 caracteres" in long_name["error"]["message"], long_name

@@ -48,7 +48,7 @@ def parse_day(text: str | None) -> date | None:
     try:
         return date.fromisoformat(text)
     except ValueError:
-        raise NotFound(f"There is no day {text}.") from None
+        raise NotFound("There is no day %(day)s.", day=text) from None
 
 
 @router.post(

@@ -37,6 +37,7 @@ from app.web.deps import (
     SolverDep,
 )
 from app.web.http.ratelimit import limit_costly, limit_player, limits_of
+from app.web.words import hint_message
 
 router = APIRouter(prefix="/api", tags=["api"])
 
@@ -151,7 +152,10 @@ async def game_hint(
     """A hint for the caller's own game in play (contract.md, Solver). Hints never use
     hidden cards; the game is casual from its first hint on."""
     limit_costly(request, "hints", player)
-    return answer(HintAnswer.model_validate(await solver.hint(game_id, player)))
+    given = await solver.hint(game_id, player)
+    given["message"] = hint_message(given)  # in the caller's language (Accept-Language)
+    given.pop("words", None)
+    return answer(HintAnswer.model_validate(given))
 
 
 @router.get(

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import re
+from collections.abc import Mapping
 from typing import Any
 
+from babel.lists import format_list
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, Response
@@ -11,10 +14,16 @@ from starlette.exceptions import HTTPException
 from starlette.routing import Match
 
 from app.services.errors import ServiceError
-from app.web.i18n import N_, gettext
+from app.web.i18n import DEFAULT, N_, current_lang, gettext, say_n
 from app.web.pages.templating import render
 from app.web.state import settings_of
 from app.web.words import service_message
+
+
+def Nn_(singular: str, plural: str) -> tuple[str, str]:
+    """Marks a singular and a plural message as one message of the catalogs (ngettext)."""
+    return singular, plural
+
 
 _HTTP_CODES = {404: "not_found", 405: "method_not_allowed", 401: "unauthenticated"}
 _UNREADABLE_BODY = (
@@ -49,11 +58,100 @@ def error_page(request: Request, status: int, message: str, code: str = "") -> R
     return render(request, "pages/error.html", {"title": title, "message": message}, status)
 
 
+# Pydantic's validation messages (by error ``type``) as catalog messages: the same English
+# sentences with ``%(name)s`` for the error's context, so German, French and Spanish callers
+# read them in their language. Field names are the API's own and stay as they are.
+_VALIDATION = {
+    "missing": N_("Field required"),
+    "extra_forbidden": N_("Extra inputs are not permitted"),
+    "int_type": N_("Input should be a valid integer"),
+    "int_parsing": N_("Input should be a valid integer, unable to parse string as an integer"),
+    "int_from_float": N_("Input should be a valid integer, got a number with a fractional part"),
+    "float_type": N_("Input should be a valid number"),
+    "float_parsing": N_("Input should be a valid number, unable to parse string as a number"),
+    "bool_type": N_("Input should be a valid boolean"),
+    "bool_parsing": N_("Input should be a valid boolean, unable to interpret input"),
+    "string_type": N_("Input should be a valid string"),
+    "string_pattern_mismatch": N_("String should match pattern '%(pattern)s'"),
+    "list_type": N_("Input should be a valid list"),
+    "dict_type": N_("Input should be a valid dictionary"),
+    "model_attributes_type": N_(
+        "Input should be a valid dictionary or object to extract fields from"
+    ),
+    "greater_than": N_("Input should be greater than %(gt)s"),
+    "greater_than_equal": N_("Input should be greater than or equal to %(ge)s"),
+    "less_than": N_("Input should be less than %(lt)s"),
+    "less_than_equal": N_("Input should be less than or equal to %(le)s"),
+    "json_invalid": N_("JSON decode error"),
+    "literal_error": N_("Input should be %(expected)s"),
+    "enum": N_("Input should be %(expected)s"),
+}
+# Counted ones: the context's number chooses the plural form.
+_VALIDATION_COUNTED = {
+    "string_too_short": (
+        "min_length",
+        Nn_(
+            "String should have at least %(n)s character",
+            "String should have at least %(n)s characters",
+        ),
+    ),
+    "string_too_long": (
+        "max_length",
+        Nn_(
+            "String should have at most %(n)s character",
+            "String should have at most %(n)s characters",
+        ),
+    ),
+    "too_short": (
+        "min_length",
+        Nn_("List should have at least %(n)s item", "List should have at least %(n)s items"),
+    ),
+    "too_long": (
+        "max_length",
+        Nn_("List should have at most %(n)s item", "List should have at most %(n)s items"),
+    ),
+}
+# The app's own validators' messages (app/web/api/schemas.py), said after "Value error, ".
+_VALUE_ERRORS = (N_("Input should be a whole number"),)
+
+
+def _choices(expected: str) -> str:
+    """Pydantic's "'a', 'b' or 'c'" as the language lists alternatives ("'a', 'b' oder 'c'")."""
+    found = re.findall(r"'[^']*'|\d+", expected)
+    if len(found) < 2:
+        return expected
+    return str(format_list(found, style="or", locale=current_lang()))
+
+
+def validation_message(err: Mapping[str, Any]) -> str:
+    """One of pydantic's validation errors in the request's language (English: pydantic's own
+    words); an error of a kind not listed says that the value is not valid."""
+    kind, ctx = str(err.get("type", "")), dict(err.get("ctx") or {})
+    if current_lang() == DEFAULT:
+        return str(err.get("msg"))
+    if kind == "value_error":
+        return gettext(str(ctx.get("error", ""))) or gettext("The value is not valid.")
+    if kind in _VALIDATION_COUNTED:
+        key, (singular, plural) = _VALIDATION_COUNTED[kind]
+        return say_n(singular, plural, int(ctx.get(key, 0)))
+    template = _VALIDATION.get(kind)
+    if template is None:
+        return gettext("The value is not valid.")
+    params = {k: str(v) for k, v in ctx.items()}
+    if "expected" in params:
+        params["expected"] = _choices(params["expected"])
+    try:
+        return gettext(template) % params
+    except (KeyError, ValueError):  # a context pydantic words differently: its template alone
+        return gettext("The value is not valid.")
+
+
 def _describe(errors: Any) -> str:
     parts = []
     for err in errors:
         where = ".".join(str(x) for x in err.get("loc", ()) if x not in ("body", "query", "path"))
-        parts.append(f"{where}: {err.get('msg')}" if where else str(err.get("msg")))
+        said = validation_message(err)
+        parts.append(f"{where}: {said}" if where else said)
     return "; ".join(parts) or gettext("The request is not valid.")
 
 

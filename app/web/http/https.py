@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from starlette.types import ASGIApp, Receive, Scope, Send
 
+from app.web.i18n import lang_of_scope, speaking
 from app.web.pages.templating import templates
 
 _EXEMPT = ("/api/", "/static/", "/healthz", "/metrics")
@@ -46,7 +47,10 @@ class NeedsHttps:
         if is_local(host):
             await self.app(scope, receive, send)
             return
-        body = templates.env.get_template("pages/needs_https.html").render(host=host).encode()
+        # No session yet, so no account: the address's ?lang=, the cookie or Accept-Language.
+        lang = lang_of_scope(scope)
+        with speaking(lang):
+            body = templates.env.get_template("pages/needs_https.html").render(host=host).encode()
         await send(
             {
                 "type": "http.response.start",
@@ -55,6 +59,7 @@ class NeedsHttps:
                     (b"content-type", b"text/html; charset=utf-8"),
                     (b"content-length", str(len(body)).encode()),
                     (b"cache-control", b"no-store"),
+                    (b"content-language", lang.encode()),
                 ],
             }
         )

@@ -36,8 +36,10 @@ from app.web.deps import (
     session_key,
 )
 from app.web.http.ratelimit import client_address, limit_player
+from app.web.i18n import gettext
 from app.web.pages.htmx import is_htmx
 from app.web.pages.templating import render
+from app.web.words import service_message
 
 router = APIRouter()
 
@@ -88,7 +90,7 @@ def start_challenge(
     except AlreadyPlayed as exc:
         return RedirectResponse(f"/games/{exc.details['game']}", status_code=303)
     except NoCertifiedDeals as exc:
-        context = {"title": "No challenge deal", "message": exc.message}
+        context = {"title": gettext("No challenge deal"), "message": service_message(exc)}
         return render(request, "pages/error.html", context, 409)
     return RedirectResponse(f"/games/{view.record.id}", status_code=303)
 

@@ -42,6 +42,8 @@ JS_MESSAGES = (
         "second of work to show it is not a guessing machine…"
     ),
     N_("Ready."),
+    N_("in %(h)s h %(m)s min"),
+    N_("over"),
 )
 
 

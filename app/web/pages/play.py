@@ -37,7 +37,15 @@ from app.web.pages.board import GameHeader, pile_views, status_context
 from app.web.pages.htmx import is_htmx, vary_on_htmx
 from app.web.pages.templating import prefs_of, render
 from app.web.pages.wins import win_comparison
-from app.web.words import code_label, pile_name, refusal, say_all, say_words, service_message
+from app.web.words import (
+    code_label,
+    hint_message,
+    pile_name,
+    refusal,
+    say_all,
+    say_words,
+    service_message,
+)
 
 router = APIRouter()
 _DIGITS = re.compile(r"[0-9]{1,20}")
@@ -355,7 +363,7 @@ def hint_text(view: GameView, answer: dict[str, Any]) -> str:
     """A hint in a player's words; it names only a card the player can see."""
     move = answer["move"]
     if move is None:
-        return _(str(answer["message"]))
+        return hint_message(answer)
     rules = view.rules
     if move["from"] == "stock":
         what = _("deal a card from the stock")
@@ -374,4 +382,4 @@ def hint_text(view: GameView, answer: dict[str, Any]) -> str:
             card=card,
             **{"from": pile_name(rules.pile_ref(src)), "to": pile_name(rules.pile_ref(dst))},
         )
-    return i18n.say("Hint: %(what)s.", what=what) + " " + _(str(answer["message"]))
+    return i18n.say("Hint: %(what)s.", what=what) + " " + hint_message(answer)

@@ -40,6 +40,7 @@ templates.env.filters.update(
     dec=i18n.decimal,
     pct=i18n.percent,
     secs=i18n.seconds,
+    hours=i18n.hours,
     day=i18n.day,
     day_time=i18n.day_time,
     trans=i18n.gettext,
