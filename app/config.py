@@ -144,6 +144,8 @@ class Settings(BaseSettings):
     # The rated race queue forms a race once its longest-waiting player has waited this long
     # (or eight players wait): app/services/race_queue.py.
     race_queue_wait_s: float = Field(default=10.0, ge=0, le=600)
+    # How often each process forms the races that are due, whether or not anyone polls.
+    race_queue_form_s: float = Field(default=2.0, gt=0, le=60)
     # ``GET /metrics``: in production only with ``Authorization: Bearer <METRICS_TOKEN>`` (unset:
     # 404, scrape a private port instead); elsewhere open. ``/docs``, ``/redoc`` and
     # ``/openapi.json``: None means "not in production".

@@ -7,7 +7,7 @@ import contextlib
 import gc
 import logging
 import os
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
@@ -25,7 +25,6 @@ from app.config import PROJECT_DIR, Settings, get_settings
 from app.jobs import queue_of
 from app.metrics import process_exited
 from app.services.availability import is_unavailable, summary
-from app.services.rooms import Rooms
 from app.web.api import docs, schemas
 from app.web.http import errors, faults, observe
 from app.web.http.csrf import CSRFMiddleware
@@ -59,17 +58,23 @@ class BrowserOnly:
             await self.wrapped(scope, receive, send)
 
 
-async def _sweep_rooms(rooms: Rooms, every_s: float) -> None:
-    """Forfeits silent racers and closes idle rooms, now and then (app/services/rooms.py)."""
+async def every(
+    every_s: float,
+    work: Callable[[], object],
+    what: str,
+    pause: Callable[[float], Awaitable[object]] = asyncio.sleep,
+) -> None:
+    """Runs ``work`` (blocking: in a thread) every ``every_s`` seconds until cancelled; a
+    failed round is logged and the next one tries again. Tests pass their own ``pause``."""
     while True:
-        await asyncio.sleep(every_s)
+        await pause(every_s)
         try:
-            await to_thread.run_sync(rooms.sweep)
+            await to_thread.run_sync(work)
         except Exception as exc:
             if not is_unavailable(exc):
-                log.exception("sweeping rooms failed")
+                log.exception("%s failed", what)
             else:  # the database is away: one line, and the next round tries again
-                log.warning("sweeping rooms failed, database unavailable: %s", summary(exc))
+                log.warning("%s failed, database unavailable: %s", what, summary(exc))
 
 
 def create_app(settings: Settings | None = None) -> FastAPI:
@@ -94,12 +99,23 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         await services.broker.start()
         if queue is not None:
             await to_thread.run_sync(queue.app.open)
-        sweeper = asyncio.create_task(_sweep_rooms(services.rooms, settings.room_sweep_s))
+        # Forfeits silent racers and closes idle rooms (app/services/rooms.py), and forms
+        # rated races from the queue even when no queued player polls (race_queue.py).
+        background = [
+            asyncio.create_task(
+                every(settings.room_sweep_s, services.rooms.sweep, "sweeping rooms")
+            ),
+            asyncio.create_task(
+                every(settings.race_queue_form_s, services.race_queue.form_due, "forming races")
+            ),
+        ]
         services.solver.loop = asyncio.get_running_loop()  # deals judged when games end
         yield
-        sweeper.cancel()
-        with contextlib.suppress(asyncio.CancelledError):
-            await sweeper
+        for task in background:
+            task.cancel()
+        for task in background:
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
         await services.broker.stop()
         if queue is not None:
             await to_thread.run_sync(queue.app.close)

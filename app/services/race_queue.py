@@ -10,9 +10,13 @@ queued and skipping anyone who must not race someone already taken:
 - in the same private room in the last day: members of one private room now, or racers of one
   private room's race that started in the last day.
 
-Forming happens when a player queues and when a queued player asks how the queue stands (the
-clients poll), in one transaction that takes the queue rows only if still unmatched, so two
-workers cannot put one player into two races. The race is a room of the server's
+Forming happens when a player queues, when a queued player asks how the queue stands (the
+clients poll), and on a short interval in every process (``form_due``, run by the app's
+background former, app/main.py), so races form when nobody polls. Each attempt is one
+transaction that locks the unmatched queue rows it reads (PostgreSQL: ``FOR UPDATE SKIP
+LOCKED``, so a second former neither waits nor sees them; SQLite: every write transaction
+begins IMMEDIATE, which serializes formers) and takes them only if still unmatched, so two
+workers or instances cannot put one player into two races. The race is a room of the server's
 (``room.rated``), started at once with the usual countdown (app/services/rooms.py).
 """
 
@@ -99,6 +103,23 @@ class RaceQueue:
 
     # -- forming races -----------------------------------------------------------------
 
+    def form_due(self) -> list[str]:
+        """Forms every race that is due, in every game someone waits for; the new rooms'
+        codes. Safe to run in any number of processes at once (see ``form``)."""
+        with self.sessions() as db:
+            slugs = db.scalars(
+                select(QueuedRacer.game)
+                .where(QueuedRacer.room_code.is_(None))
+                .distinct()
+                .order_by(QueuedRacer.game)
+            ).all()
+        codes: list[str] = []
+        for slug in slugs:
+            # Each race takes at least two unmatched rows, so this ends.
+            while (code := self.form(slug)) is not None:
+                codes.append(code)
+        return codes
+
     def form(self, slug: str) -> str | None:
         """Forms one race of ``slug`` from the queue if it is time; its room's code."""
         stamp = self.clock()
@@ -109,7 +130,9 @@ class RaceQueue:
                     .where(QueuedRacer.game == slug, QueuedRacer.room_code.is_(None))
                     .order_by(QueuedRacer.joined_at, QueuedRacer.player_id)
                     .limit(64)
-                    .with_for_update()
+                    # Rows another former holds are in a race being formed, or about to be
+                    # judged not due: skipping them beats waiting for that transaction.
+                    .with_for_update(skip_locked=True)
                 )
                 .scalars()
                 .all()

@@ -25,6 +25,7 @@
       var s = Math.floor(left / 1000);
       var h = Math.floor(s / 3600), m = Math.floor((s % 3600) / 60);
       el.textContent = left ? w("in %(h)s h %(m)s min", { h: h, m: String(m).padStart(2, "0") }) : w("over");
+      el.setAttribute("title", new Date(el.getAttribute("data-countdown")).toLocaleString(LANG));
     });
   }
   function start() {

@@ -194,12 +194,19 @@ def keyboard_move(page: Page, move: Move) -> None:
 
 
 def people(
-    browser: Browser, base_url: str, count: int, errors: list[str]
+    browser: Browser,
+    base_url: str,
+    count: int,
+    errors: list[str],
+    timezone_id: str | None = None,
 ) -> tuple[list[BrowserContext], list[Page]]:
     """``count`` people, each in a browser of their own (a context: own cookies), with one
-    page each; every script error on those pages goes into ``errors``."""
+    page each (their clocks in ``timezone_id``, else the machine's); every script error on
+    those pages goes into ``errors``."""
     contexts = [
-        browser.new_context(base_url=base_url, viewport={"width": 1280, "height": 800})
+        browser.new_context(
+            base_url=base_url, viewport={"width": 1280, "height": 800}, timezone_id=timezone_id
+        )
         for _ in range(count)
     ]
     pages = [c.new_page() for c in contexts]

@@ -80,7 +80,8 @@ def test_the_daily_challenge_is_played_and_the_standings_and_streak_shown(
     browser: Browser, server: Server, certified: None, screenshots: Path
 ) -> None:
     errors: list[str] = []
-    contexts, (player,) = people(browser, server.url, 1, errors)
+    # A player in India (UTC+5:30): the day ends at midnight UTC, 05:30 on their clock.
+    contexts, (player,) = people(browser, server.url, 1, errors, timezone_id="Asia/Kolkata")
     try:
         player.goto("/")
         player.locator(f'a[href="/daily/{GAME}/challenge"]').click()
@@ -95,8 +96,14 @@ def test_the_daily_challenge_is_played_and_the_standings_and_streak_shown(
         expect(row).to_contain_text("won")
         expect(row.locator("td").first).to_have_text("1")
         expect(player.locator("#challenge-streak")).to_contain_text("1 day won")
-        # Local time: the end of the day is written by the browser, not as UTC text.
-        expect(player.locator("time[data-local]").first).not_to_contain_text("UTC")
+        # Local time: the end of the day is written by the browser in the player's zone, and
+        # the countdown to it too.
+        ends = player.locator("time[data-local]").first
+        expect(ends).not_to_contain_text("UTC")
+        expect(ends).to_contain_text("5:30")
+        expect(player.locator("[data-countdown]")).to_have_text(
+            re.compile(r"^in \d+ h \d\d min$")
+        )
         player.screenshot(path=str(screenshots / "challenge.png"), full_page=True)
         assert not errors, errors
     finally:

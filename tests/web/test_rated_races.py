@@ -18,11 +18,14 @@ from app.db.models import QueuedRacer, RatingChange
 from app.services import pool
 from app.services.race_queue import compatible
 from app.services.ratings import MODEL, Finisher, places
+from app.services.recount import recount
 from app.services.rooms import Limits
 from tests.web.answers import check_answer
 from tests.web.competition_support import GAME, ensure_fresh, solution_of
 from tests.web.hidden import HiddenCardGuard
-from tests.web.support import error_code, move, new_player, post
+from tests.web.support import browser_post, error_code, move, new_player, post
+
+PASSWORD = "correct horse battery staple"
 
 
 @pytest.fixture()
@@ -168,6 +171,9 @@ def test_a_rated_race_changes_ratings_as_openskill_computes(
             .where(RatingChange.race_id == room_race_id(app, room["code"]))
         ).all()
     assert [(p, f) for p, f, _ in changes] == [(1, False), (2, True)]
+    # The ratings follow from the stored games and move logs alone.
+    report = recount(app.state.services)
+    assert report.races >= 1 and report.problems == [], report.problems
     exported = home.get("/api/me/export", headers=winner).json()["ratings"][GAME]
     assert exported["races"] == 1 and exported["mu"] == pytest.approx(up["mu"])
     assert [c["race"] for c in exported["changes"]] == [room_race_id(app, room["code"])]
@@ -213,3 +219,50 @@ def test_the_browser_queues_and_lands_in_the_rated_race_room(
         room = one.get(formed.headers["location"])
         assert "A rated race" in room.text
         assert one.get(f"/leaderboard/races/{GAME}").status_code == 200
+
+
+def test_two_accounts_of_one_browser_are_never_paired_even_from_two_addresses(
+    app: FastAPI, guard: HiddenCardGuard, at_once: None
+) -> None:
+    """A browser that signs in as a second account keeps its id: the two accounts wait for
+    others, even when the second one queues from another address."""
+    clients = [
+        TestClient(app, base_url="http://testserver", client=(address, 1))
+        for address in ("192.0.2.31", "192.0.2.32", "192.0.2.33", "192.0.2.34")
+    ]
+    maker, one, two, stranger = clients
+    try:
+        for c in clients:
+            c.__enter__()
+            c.event_hooks["response"].append(guard.check)
+        second = f"s{secrets.token_hex(5)}"
+        assert browser_post(maker, "/account/name", {"name": second}).status_code == 303
+        assert browser_post(maker, "/account/password", {"password": PASSWORD}).status_code == 303
+        # The browser queues as its anonymous player, then signs in as the other account …
+        assert post(one, "/races/queue", {"game": GAME}, htmx=False).status_code == 303
+        assert (
+            browser_post(one, "/signin", {"name": second, "password": PASSWORD}).status_code == 303
+        )
+        # … and, the same browser behind another address, queues that account too.
+        two.cookies.update(one.cookies)
+        assert post(two, "/races/queue", {"game": GAME}, htmx=False).status_code == 303
+        with app.state.services.sessions() as db:
+            rows = db.execute(select(QueuedRacer.address, QueuedRacer.session_key)).all()
+        assert len(rows) == 2 and rows[0].address != rows[1].address
+        assert rows[0].session_key == rows[1].session_key  # one browser
+        assert all(row.room_code is None for row in queued_rows(app))
+        app.state.services.race_queue.form_due()
+        assert all(row.room_code is None for row in queued_rows(app))  # no race of the two
+        # A stranger races the first of them.
+        formed = post(stranger, "/races/queue", {"game": GAME}, htmx=False)
+        assert formed.headers["location"].startswith("/rooms/")
+        taken = [row for row in queued_rows(app) if row.room_code is not None]
+        assert len(taken) == 2 and len({row.session_key for row in taken}) == 2
+    finally:
+        for c in clients:
+            c.__exit__(None, None, None)
+
+
+def queued_rows(app: FastAPI) -> list[QueuedRacer]:
+    with app.state.services.sessions() as db:
+        return list(db.scalars(select(QueuedRacer).order_by(QueuedRacer.joined_at)).all())
