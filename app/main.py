@@ -26,7 +26,8 @@ from app.jobs import queue_of
 from app.metrics import process_exited
 from app.services.availability import is_unavailable, summary
 from app.services.rooms import Rooms
-from app.web.api import docs, schemas
+from app.web.api import docs
+from app.web.api.schemas.game_state import answer_text
 from app.web.http import errors, faults, observe
 from app.web.http.csrf import CSRFMiddleware
 from app.web.http.headers import HeadAsGet, SecurityHeaders
@@ -75,7 +76,7 @@ async def _sweep_rooms(rooms: Rooms, every_s: float) -> None:
 def create_app(settings: Settings | None = None) -> FastAPI:
     settings = settings or get_settings()
     queue = queue_of(settings)
-    services = for_serving(settings, answer_json=schemas.answer_text, queue=queue)
+    services = for_serving(settings, answer_json=answer_text, queue=queue)
 
     @asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:

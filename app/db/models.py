@@ -154,7 +154,7 @@ class MoveRecord(Base):
     # The first answer to a move sent with an Idempotency-Key, given again to every retry.
     response: Mapped[str | None] = mapped_column(Text)
     # The game's serialized state after this move, on every SNAPSHOT_EVERY-th move still in
-    # force (app/services/games.py): replays and undos start from the nearest one.
+    # force (app/services/move_log.py): replays and undos start from the nearest one.
     snapshot: Mapped[str | None] = mapped_column(Text)
 
 
