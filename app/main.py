@@ -25,7 +25,7 @@ from app.config import PROJECT_DIR, Settings, get_settings
 from app.jobs import queue_of
 from app.metrics import process_exited
 from app.services.availability import is_unavailable, summary
-from app.services.rooms import Rooms
+from app.services.rooms.rooms import Rooms
 from app.web.api import docs
 from app.web.api.schemas.game_state import answer_text
 from app.web.http import errors, faults, observe

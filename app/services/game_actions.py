@@ -22,7 +22,7 @@ from app.db.game_rows import FirstAnswer, GameRow, MoveTransaction, game_values,
 from app.db.models import as_utc
 from app.engine import IllegalMove, InvalidMove, Move, Status, Step, dumps, get_ruleset, loads
 from app.metrics import DB_ERRORS
-from app.services import race_events, stats
+from app.services import stats
 from app.services.errors import (
     GameOver,
     IdempotencyKeyReused,
@@ -38,6 +38,7 @@ from app.services.errors import (
 from app.services.game_base import GameBase, status_of
 from app.services.game_views import GameView, MoveOutcome, plausible_id
 from app.services.move_log import SNAPSHOT_EVERY
+from app.services.rooms import events as race_events
 
 MAX_IDEMPOTENCY_KEY = 100
 logger = logging.getLogger("patience_hall.games")

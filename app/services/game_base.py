@@ -55,9 +55,9 @@ class GameBase:
     # Called with the id of a competition game (a deal of one's own) once it has ended and its
     # transaction has committed: an event's live standings (app/services/arenas.py).
     competition_ended: Callable[[str], None] = field(default=lambda game_id: None)
-    # The API's JSON of a state (app/web/api/schemas/game_state.py), stored with an Idempotency-Key's log
-    # entry so that a retry gets the first answer as it was sent: the answer's shape belongs
-    # to the web layer, which the services do not import.
+    # The API's JSON of a state (app/web/api/schemas/game_state.py), stored with an
+    # Idempotency-Key's log entry so that a retry gets the first answer as it was sent: the
+    # answer's shape belongs to the web layer, which the services do not import.
     answer_json: Callable[[GameView], str] = field(default=_no_answers)
     # The UTC date, for the deal of the day's seal (tests set another).
     today: Callable[[], date] = field(default=daily.today)

@@ -30,7 +30,8 @@ from app.db.models import Game, QueuedRacer, Race, Room, RoomMember, as_utc
 from app.engine import UnknownGame, get_ruleset
 from app.services.errors import InvalidRequest
 from app.services.players import now
-from app.services.rooms import Rooms, RoomView
+from app.services.rooms.rooms import Rooms
+from app.services.rooms.views import RoomView
 
 MIN_RACERS = 2
 MAX_RACERS = 8

@@ -31,9 +31,10 @@ from starlette.concurrency import run_in_threadpool
 from app.engine import GAMES
 from app.metrics import LIVE_RENDERS, LIVE_ROOM_READS
 from app.services.errors import InvalidRequest, NotFound
-from app.services.feed import EventRow
 from app.services.game_views import GameView
-from app.services.rooms import Rooms, RoomView, normalize_code
+from app.services.rooms.feed import EventRow
+from app.services.rooms.rooms import Rooms
+from app.services.rooms.views import RoomView, normalize_code
 from app.web.deps import (
     SESSION_PLAYER,
     BrowserPlayer,

@@ -6,7 +6,7 @@ from typing import Literal
 
 from pydantic import Field
 
-from app.services.rooms import RoomView
+from app.services.rooms.views import RoomView
 from app.web.api.schemas.base import Answer, GameSlug, PlayerRef
 
 # -- rooms and races ------------------------------------------------------------------------
