@@ -61,7 +61,7 @@ class BrowserOnly:
 
 
 async def _sweep_rooms(rooms: Rooms, every_s: float) -> None:
-    """Forfeits silent racers and closes idle rooms, now and then (app/services/rooms.py)."""
+    """Forfeits silent racers and closes idle rooms, now and then (app/services/rooms/rooms.py)."""
     while True:
         await asyncio.sleep(every_s)
         try:

@@ -66,7 +66,7 @@ class GameRow:
     finished_at: datetime | None
     duration_ms: int | None
     active_ms: int = 0
-    race_id: int | None = None  # a race's game (app/services/rooms.py)
+    race_id: int | None = None  # a race's game (app/services/rooms/rooms.py)
     not_before: datetime | None = None  # moves before this moment: 409 race_not_started
     competition: str | None = None  # "challenge" or "event": a deal of the player's own
 

@@ -128,7 +128,7 @@ class Game(Base):
     active_ms: Mapped[int] = mapped_column(BigInteger, default=0, server_default="0")
     # The active time when the game ended (what records compare), set when it ends.
     duration_ms: Mapped[int | None] = mapped_column(BigInteger)
-    # A race's game (app/services/rooms.py): its race, and the moment before which moves are
+    # A race's game (app/services/rooms/rooms.py): its race, and the moment before which moves are
     # refused (the countdown). The move path's locked read returns both, so the check is free.
     # A plain integer (no foreign key): SQLite could not drop the column again (0009).
     race_id: Mapped[int | None] = mapped_column(Integer)

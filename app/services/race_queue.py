@@ -13,7 +13,7 @@ queued and skipping anyone who must not race someone already taken:
 Forming happens when a player queues and when a queued player asks how the queue stands (the
 clients poll), in one transaction that takes the queue rows only if still unmatched, so two
 workers cannot put one player into two races. The race is a room of the server's
-(``room.rated``), started at once with the usual countdown (app/services/rooms.py).
+(``room.rated``), started at once with the usual countdown (app/services/rooms/rooms.py).
 """
 
 from __future__ import annotations

@@ -73,7 +73,7 @@ def live_context(room: RoomView, viewer: str | None) -> dict[str, Any]:
         # Spectators may watch racers' boards; a racer still playing may not (same-deal rule).
         "may_watch": race is not None and race["status"] == "running" and not racing,
         "can_join": not member and room.status != "closed" and not (room.race or {}).get("rated"),
-        # A rated race's room holds one race: no rematch (app/services/rooms.py).
+        # A rated race's room holds one race: no rematch (app/services/rooms/rooms.py).
         "can_start": member and room.status == "open" and not (room.race or {}).get("rated"),
         "finished": race is not None and race["status"] == "finished",
     }
