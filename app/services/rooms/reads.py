@@ -13,6 +13,7 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from app.db.broker import EventRow
 from app.db.models import Event, Game, Player, Race, Room, RoomMember
+from app.engine import Status
 from app.services.games import Games
 from app.services.players import now
 from app.services.rooms import events as race_events
@@ -26,6 +27,7 @@ from app.services.rooms.views import (
     LiveRoom,
     RaceResult,
 )
+from app.services.statuses import RaceStatus
 
 
 @dataclass
@@ -99,7 +101,7 @@ class RoomReads:
         with self.sessions() as db:
             rows = db.execute(
                 select(Game.game, func.count(distinct(Game.player_id)))
-                .where(Game.status == "playing", Game.updated_at > cutoff)
+                .where(Game.status == Status.PLAYING, Game.updated_at > cutoff)
                 .group_by(Game.game)
             ).all()
         counts = {slug: int(n) for slug, n in rows}
@@ -119,7 +121,7 @@ class RoomReads:
             races = db.execute(
                 select(Race, Game.id)
                 .join(Game, Game.race_id == Race.id)
-                .where(Game.player_id == player_id, Race.status == "finished")
+                .where(Game.player_id == player_id, Race.status == RaceStatus.FINISHED)
                 .order_by(Race.finished_at.desc())
                 .limit(limit)
             ).all()

@@ -19,7 +19,7 @@ from sqlalchemy.orm import Session
 
 from app.db.game_rows import GAME, GameRow
 from app.db.models import Game, Player, Race, Room, RoomMember
-from app.engine import RULES_VERSION, UnknownGame, dumps, get_ruleset
+from app.engine import RULES_VERSION, Status, UnknownGame, dumps, get_ruleset
 from app.services.errors import (
     InvalidRequest,
     NotAMember,
@@ -42,6 +42,7 @@ from app.services.rooms.views import (
     new_code,
     normalize_code,
 )
+from app.services.statuses import RaceStatus
 
 
 class Rooms(RoomReads):
@@ -209,7 +210,7 @@ class Rooms(RoomReads):
                 game=slug,
                 deal=number,
                 starts_at=starts_at,
-                status="running",
+                status=RaceStatus.RUNNING,
                 finished_at=None,
                 rated=rated,
             )
@@ -236,7 +237,9 @@ class Rooms(RoomReads):
             db.execute(insert(GAME).values(**vars(row)))
         db.execute(update(Room).where(Room.code == code).values(status=RACING, active_at=stamp))
         view = self._view(db, code)
-        ids = [race_events.record(db, code, "race", {"type": "started", "race": view.race}, stamp)]
+        assert view.race is not None
+        started = {"type": "started", "race": view.race.event_data()}
+        ids = [race_events.record(db, code, "race", started, stamp)]
         return view, ids
 
     def sweep(self) -> None:
@@ -248,8 +251,8 @@ class Rooms(RoomReads):
                 select(Game.id, Game.player_id)
                 .join(Race, Race.id == Game.race_id)
                 .where(
-                    Race.status == "running",
-                    Game.status == "playing",
+                    Race.status == RaceStatus.RUNNING,
+                    Game.status == Status.PLAYING,
                     Game.updated_at < cutoff,
                     Game.not_before < cutoff,
                 )
@@ -331,9 +334,9 @@ class Rooms(RoomReads):
             .join(Race, Race.id == Game.race_id)
             .where(
                 Race.room_code == code,
-                Race.status == "running",
+                Race.status == RaceStatus.RUNNING,
                 Game.player_id == player_id,
-                Game.status == "playing",
+                Game.status == Status.PLAYING,
             )
         )
 
@@ -369,7 +372,7 @@ class Rooms(RoomReads):
         ).first()
         race_data = None
         if race is not None:
-            race_data = race_events.race_json(db, race, race_events.racers(db, race.id))
+            race_data = race_events.race_view(race, race_events.racers(db, race.id))
         return RoomView(
             code,
             room.game,

@@ -5,14 +5,17 @@ from __future__ import annotations
 import re
 import secrets
 from dataclasses import dataclass
-from typing import Any
+
+from app.engine import Status
+from app.services.rooms.events import RaceView
+from app.services.statuses import RoomStatus
 
 # No 0/O, 1/I/L, 5/S or 2/Z: a code read aloud or copied by hand comes out right.
 CODE_ALPHABET = "ABCDEFGHJKMNPQRTUVWXY346789"
 CODE_LENGTH = 6
 CODE_RE = re.compile(f"[{CODE_ALPHABET}]{{{CODE_LENGTH}}}")
 
-OPEN, RACING, CLOSED = "open", "racing", "closed"
+OPEN, RACING, CLOSED = RoomStatus.OPEN, RoomStatus.RACING, RoomStatus.CLOSED
 PLAYING_WINDOW_S = 300  # "playing now": moved within the last five minutes
 PLAYING_CACHE_S = 15
 EVENT_PAGE = 500  # events read from the table at a time for a client catching up
@@ -51,7 +54,7 @@ class RoomView:
     status: str
     created_by: str
     players: list[dict[str, str]]  # {"id", "name"}, in the order they joined
-    race: dict[str, Any] | None
+    race: RaceView | None  # the latest race
     race_id: int | None = None
 
     @property
@@ -67,7 +70,7 @@ class RoomView:
             return False
         names = {p["id"]: p["name"] for p in self.players}
         name = names.get(player_id)
-        return any(s["player"] == name and s["status"] == "playing" for s in self.race["standings"])
+        return any(s.player == name and s.status == Status.PLAYING for s in self.race.standings)
 
 
 @dataclass(frozen=True)

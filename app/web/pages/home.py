@@ -20,6 +20,7 @@ from app.services.errors import BadCredentials, InvalidRequest, NotFound, Servic
 from app.services.game_views import GameView
 from app.services.history import MyGames
 from app.services.players import check_name, name_key
+from app.services.statuses import ArenaStatus
 from app.web import i18n
 from app.web.deps import (
     SESSION_VERSION,
@@ -88,7 +89,7 @@ def home(
             "live": rooms.live(10),
             "playing_now": rooms.playing_now(),
             "certified": solver.certified_games(),
-            "events": [e for e in arenas.listed() if e.status != "finished"],
+            "events": [e for e in arenas.listed() if e.status != ArenaStatus.FINISHED],
         },
     )
 

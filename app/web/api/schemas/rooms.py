@@ -53,6 +53,6 @@ def room_answer(room: RoomView) -> RoomAnswer:
             "game": room.game,
             "status": room.status,
             "players": room.players,
-            "race": room.race,
+            "race": None if room.race is None else room.race.event_data(),  # as its events carry it
         }
     )
