@@ -21,7 +21,7 @@ from app.config import Settings, refusals
 from app.db.broker import InProcessBroker, make_broker
 from app.db.deployment import KeyCheck, check_deal_key
 from app.db.faults import summary
-from app.db.game_rows import MoveStore
+from app.db.move_store import MoveStore
 from app.db.session import Limits, make_engine, make_sessionmaker
 from app.services.accounts import Accounts
 from app.services.arenas import Arenas

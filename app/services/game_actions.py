@@ -1,6 +1,6 @@
 """The actions that change a game — a move, an undo, a resignation — on one skeleton.
 
-Every action is one short transaction of the move store (app/db/game_rows.py): lock the game
+Every action is one short transaction of the move store (app/db/move_store.py): lock the game
 row (``SELECT … FOR UPDATE`` on PostgreSQL, ``BEGIN IMMEDIATE`` on SQLite), answer a retried
 Idempotency-Key with its first answer, let the action's policy check and change the locked row,
 write the row with ``version + 1`` and its move-log entry, commit; then, outside the
@@ -18,8 +18,9 @@ from datetime import datetime
 from typing import Any
 
 from app.db.faults import OutcomeUnknown, is_disconnect, summary
-from app.db.game_rows import FirstAnswer, GameRow, MoveTransaction, game_values, move_values
+from app.db.game_rows import FirstAnswer, GameRow, game_values, move_values
 from app.db.models import as_utc
+from app.db.move_store import MoveTransaction
 from app.engine import IllegalMove, InvalidMove, Move, Status, Step, dumps, get_ruleset, loads
 from app.metrics import DB_ERRORS
 from app.services import stats

@@ -17,7 +17,8 @@ from typing import Any
 from sqlalchemy import Connection
 from sqlalchemy.orm import Session, sessionmaker
 
-from app.db.game_rows import SELECT_GAME, GameRow, MoveStore
+from app.db.game_rows import SELECT_GAME, GameRow
+from app.db.move_store import MoveStore
 from app.engine import Move, Ruleset, State, Status, get_ruleset, loads
 from app.services import daily
 from app.services.errors import Forbidden, NotFound
@@ -44,7 +45,7 @@ class GameBase:
     # Active time: each pause between two actions counts up to this long (IDLE_CAP_SECONDS).
     idle_cap_ms: int = 120_000
     _rng: secrets.SystemRandom = field(default_factory=secrets.SystemRandom)
-    # The move path's connections and transactions (app/db/game_rows.py), built by the app.
+    # The move path's connections and transactions (app/db/move_store.py), built by the app.
     store: MoveStore = field(kw_only=True)
     # Called with the ids of the events a change wrote, once its transaction has committed
     # (the broker of app/db/broker.py tells every process); only races' games write events.

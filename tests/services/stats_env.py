@@ -18,7 +18,6 @@ import pytest
 from sqlalchemy import delete
 from sqlalchemy.orm import Session, sessionmaker
 
-from app.db.game_rows import MoveStore
 from app.db.models import (
     DailyStats,
     DealStats,
@@ -28,6 +27,7 @@ from app.db.models import (
     Player,
     PlayerStats,
 )
+from app.db.move_store import MoveStore
 from app.db.session import make_engine, make_sessionmaker
 from app.engine import DEVELOPMENT_KEY, Move, Ruleset, State, get_ruleset
 from app.services.games import Games
