@@ -116,6 +116,23 @@ INSERT_EVENT = insert(EVENT).values(
     data=bindparam("event_data"),
     created_at=bindparam("event_at"),
 )
+
+
+@dataclass(frozen=True)
+class NewEvent:
+    """A room's event to insert with a move (:data:`INSERT_EVENT`): a race's progress."""
+
+    room: str
+    kind: str
+    data: str  # JSON
+    at: datetime
+
+    def values(self) -> dict[str, Any]:
+        """The parameters of :data:`INSERT_EVENT`."""
+        return {"event_room": self.room, "event_kind": self.kind, "event_data": self.data,
+                "event_at": self.at}  # fmt: skip
+
+
 FIRST_RESPONSE = select(MOVE.c.response, MOVE.c.action, MOVE.c.notation, MOVE.c.seq).where(
     MOVE.c.game_id == bindparam("game_id"), MOVE.c.idempotency_key == bindparam("key")
 )

@@ -50,6 +50,7 @@ from app.db.game_rows import (
     TIMES,
     UPDATE_GAME,
     LockedGame,
+    NewEvent,
     locked_game,
 )
 from app.db.models import as_utc
@@ -65,11 +66,11 @@ class MoveTransaction(Protocol):
         """The game, locked until the end of the transaction; None if there is no such game."""
 
     def write(
-        self, game: dict[str, Any], move: dict[str, Any], event: dict[str, Any] | None = None
+        self, game: dict[str, Any], move: dict[str, Any], event: NewEvent | None = None
     ) -> int | None:
-        """Save the game and its new move-log entry (and a race's progress event: the
-        parameters of :data:`INSERT_EVENT`), and commit. Returns the event's id for the
-        caller to publish after the commit, or None when there is nothing left to publish."""
+        """Save the game and its new move-log entry (and a race's progress event), and commit.
+        Returns the event's id for the caller to publish after the commit, or None when there
+        is nothing left to publish."""
 
 
 class CoreTransaction:
@@ -87,13 +88,15 @@ class CoreTransaction:
         return locked_game(dict(found._mapping), first)
 
     def write(
-        self, game: dict[str, Any], move: dict[str, Any], event: dict[str, Any] | None = None
+        self, game: dict[str, Any], move: dict[str, Any], event: NewEvent | None = None
     ) -> int | None:
         self.db.execute(UPDATE_GAME, game)
         self.db.execute(INSERT_MOVE, move)
         event_id = None
         if event is not None:
-            event_id = int(self.db.execute(INSERT_EVENT.returning(EVENT.c.id), event).scalar_one())
+            event_id = int(
+                self.db.execute(INSERT_EVENT.returning(EVENT.c.id), event.values()).scalar_one()
+            )
         try:
             self.db.commit()
         except DBAPIError as exc:
@@ -147,7 +150,7 @@ class PostgresTransaction:
         return locked_game(values, first)
 
     def write(
-        self, game: dict[str, Any], move: dict[str, Any], event: dict[str, Any] | None = None
+        self, game: dict[str, Any], move: dict[str, Any], event: NewEvent | None = None
     ) -> int | None:
         # A race's event goes in the same message, and its notification right after the COMMIT
         # (in a transaction of its own): still one round trip, and nothing is announced that
@@ -155,7 +158,7 @@ class PostgresTransaction:
         if event is None:
             query, params = self.sql.write_and_commit, {**move, **game}
         else:
-            query, params = self.sql.write_event_commit_notify, {**move, **game, **event}
+            query, params = self.sql.write_event_commit_notify, {**move, **game, **event.values()}
         try:
             self.cursor.execute(query, params)
         except psycopg.Error as exc:

@@ -15,10 +15,9 @@ import logging
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any
 
 from app.db.faults import OutcomeUnknown, is_disconnect, summary
-from app.db.game_rows import FirstAnswer, GameRow, game_values, move_values
+from app.db.game_rows import FirstAnswer, GameRow, NewEvent, game_values, move_values
 from app.db.models import as_utc
 from app.db.move_store import MoveTransaction
 from app.engine import IllegalMove, InvalidMove, Move, Status, Step, dumps, get_ruleset, loads
@@ -56,7 +55,7 @@ class Change:
     revealed: bool = False
     snapshot: str | None = None  # the state, stored every SNAPSHOT_EVERY moves in force
     # A race's progress event, inserted by the move's own write (one round trip).
-    progress: dict[str, Any] | None = None
+    progress: NewEvent | None = None
     events: list[int] = field(default_factory=list)  # race events already written
     ended: bool = False  # the game ended: the listeners hear of it after the commit
 

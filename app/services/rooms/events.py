@@ -20,7 +20,7 @@ from typing import Any, cast
 from sqlalchemy import Connection, Table, insert, select, update
 from sqlalchemy.orm import Session
 
-from app.db.game_rows import GameRow
+from app.db.game_rows import GameRow, NewEvent
 from app.db.models import Event, Game, Player, Race, Room
 from app.engine import Status, get_ruleset, loads
 from app.services import ratings
@@ -191,17 +191,14 @@ def progress_event(
     player_name: str,
     foundation_cards: int,
     stamp: datetime,
-) -> dict[str, Any]:
-    """The parameters of ``game_rows.INSERT_EVENT`` for a racer's accepted move that did not
-    end the game: the move's own write inserts it (one round trip on PostgreSQL)."""
+) -> NewEvent:
+    """The event of a racer's accepted move that did not end the game: the move's own write
+    inserts it (one round trip on PostgreSQL)."""
     assert record.race_id is not None and record.status == Status.PLAYING
     data = progress_data(player_name, record.id, record.moves, foundation_cards, record.status)
-    return {
-        "event_room": room_of(db, record.race_id),
-        "event_kind": "progress",
-        "event_data": json.dumps(data, separators=(",", ":")),
-        "event_at": stamp,
-    }
+    return NewEvent(
+        room_of(db, record.race_id), "progress", json.dumps(data, separators=(",", ":")), stamp
+    )
 
 
 def after_race_step(
