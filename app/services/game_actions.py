@@ -154,12 +154,7 @@ class GameActions(GameBase):
     ) -> MoveOutcome:
         """Takes back the latest move (if it revealed nothing). With ``version``, only when it
         is the current version (else StaleVersion); with a key, once (retries replay)."""
-        _check_key(idempotency_key)
-
-        def policy(tx: MoveTransaction, record: GameRow, name: str) -> Change:
-            return self._undone(tx, record, name, version)
-
-        return self._act(game_id, player_id, idempotency_key, "undo", version, policy)
+        return self._plain("undo", self._undone, game_id, player_id, version, idempotency_key)
 
     def resign(
         self,
@@ -169,12 +164,24 @@ class GameActions(GameBase):
         idempotency_key: str | None = None,
     ) -> MoveOutcome:
         """Ends the game as lost; ``version`` and the key as for :meth:`undo`."""
-        _check_key(idempotency_key)
+        return self._plain("resign", self._resigned, game_id, player_id, version, idempotency_key)
 
-        def policy(tx: MoveTransaction, record: GameRow, name: str) -> Change:
-            return self._resigned(tx, record, name, version)
+    def _plain(
+        self,
+        action: str,
+        policy: Callable[[MoveTransaction, GameRow, str, int | None], Change],
+        game_id: str,
+        player_id: str | None,
+        version: int | None,
+        key: str | None,
+    ) -> MoveOutcome:
+        """An action with no move of its own (undo, resign) on the skeleton."""
+        _check_key(key)
 
-        return self._act(game_id, player_id, idempotency_key, "resign", version, policy)
+        def bound(tx: MoveTransaction, record: GameRow, name: str) -> Change:
+            return policy(tx, record, name, version)
+
+        return self._act(game_id, player_id, key, action, version, bound)
 
     # -- the skeleton ----------------------------------------------------------------------
 
