@@ -21,22 +21,22 @@ from app.config import Settings, refusals
 from app.db.broker import InProcessBroker, make_broker
 from app.db.deployment import KeyCheck, check_deal_key
 from app.db.faults import summary
-from app.db.game_rows import MoveStore
+from app.db.move_store import MoveStore
 from app.db.session import Limits, make_engine, make_sessionmaker
 from app.services.accounts import Accounts
 from app.services.arenas import Arenas
 from app.services.availability import Health
 from app.services.challenge import Challenges
 from app.services.deals import Deals
-from app.services.feed import RoomFeed
 from app.services.games import Games
 from app.services.history import History
 from app.services.leaderboard import Leaderboards
 from app.services.players import Players
 from app.services.progress import Progress
 from app.services.race_queue import RaceQueue
-from app.services.rooms import Limits as RoomLimits
-from app.services.rooms import Rooms
+from app.services.rooms.feed import RoomFeed
+from app.services.rooms.rooms import Rooms
+from app.services.rooms.views import Limits as RoomLimits
 from app.services.solver import Solver
 from app.services.solver_pool import SolverPool
 

@@ -169,7 +169,7 @@ class Settings(BaseSettings):
     # share of a core (measured over the last two seconds); 0 judges however busy it is.
     solver_judge_busy_share: float = Field(default=0.25, ge=0, le=64)
 
-    # Rooms and races (app/services/rooms.py).
+    # Rooms and races (app/services/rooms/rooms.py).
     race_countdown_s: float = Field(default=3.0, ge=0, le=60)
     room_max_members: int = Field(default=8, ge=1, le=100)
     rooms_per_player: int = Field(default=3, ge=1, le=100)

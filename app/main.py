@@ -25,7 +25,8 @@ from app.config import PROJECT_DIR, Settings, get_settings
 from app.jobs import queue_of
 from app.metrics import process_exited
 from app.services.availability import is_unavailable, summary
-from app.web.api import docs, schemas
+from app.web.api import docs
+from app.web.api.schemas.game_state import answer_text
 from app.web.http import errors, faults, observe
 from app.web.http.csrf import CSRFMiddleware
 from app.web.http.headers import HeadAsGet, SecurityHeaders
@@ -80,7 +81,7 @@ async def every(
 def create_app(settings: Settings | None = None) -> FastAPI:
     settings = settings or get_settings()
     queue = queue_of(settings)
-    services = for_serving(settings, answer_json=schemas.answer_text, queue=queue)
+    services = for_serving(settings, answer_json=answer_text, queue=queue)
 
     @asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:
@@ -99,7 +100,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         await services.broker.start()
         if queue is not None:
             await to_thread.run_sync(queue.app.open)
-        # Forfeits silent racers and closes idle rooms (app/services/rooms.py), and forms
+        # Forfeits silent racers and closes idle rooms (app/services/rooms/rooms.py), and forms
         # rated races from the queue even when no queued player polls (race_queue.py).
         background = [
             asyncio.create_task(

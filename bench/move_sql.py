@@ -4,7 +4,7 @@
 
 It drops and recreates the database (default ``ph_bench_sql`` on 127.0.0.1), starts one game,
 and then, one move at a time on one connection, runs the app's own move transaction
-(``app/db/game_rows.py``) the two ways it has: lock the game row, read it, write the row
+(``app/db/move_store.py``) the two ways it has: lock the game row, read it, write the row
 with the next version, append to the move log, commit. For each way it measures the CPU time of
 this process and of the PostgreSQL backend serving it (from /proc), and the wall time, per
 move. Rounds alternate the two ways so that a change in the machine's speed hits both alike.
@@ -32,14 +32,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from common import cpu_ticks, local_postgres, machine_facts, recreate_database
 from sqlalchemy import Engine, text
 
-from app.db.game_rows import (
-    MoveStore,
-    Transactions,
-    core_transactions,
-    game_values,
-    move_values,
-    postgres_transactions,
-)
+from app.db.game_rows import game_values, move_values
+from app.db.move_store import MoveStore, Transactions, core_transactions, postgres_transactions
 from app.db.session import make_engine, make_move_engine, make_sessionmaker
 from app.engine.deals import DEVELOPMENT_KEY
 from app.services.games import Games

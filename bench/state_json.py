@@ -27,11 +27,11 @@ from typing import Any
 from app.db.game_rows import GameRow
 from app.engine import GAMES, MAX_DEAL, RULES_VERSION, dumps
 from app.services.game_views import GameView
-from app.web.api.schemas import (
+from app.web.api.schemas.base import PlayerRef
+from app.web.api.schemas.game_state import (
     GameState,
     LegalMove,
     Pile,
-    PlayerRef,
     game_state_data,
     game_state_json,
 )

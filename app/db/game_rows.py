@@ -1,46 +1,17 @@
-"""The ``game`` row and its move log in SQL, and the transaction that changes a game.
-
-:class:`MoveStore` is what the app builds once (``create_app``) and hands to the game service:
-the move path's connection pool and how a change runs on it. Moves, undos and resigns all go
-through it.
-
-A move is one short transaction: lock the game row, read it, write the new row and append to
-the move log. :func:`move_transactions` picks one of two ways to run it, with the same
-statements and the same behaviour (the contract tests run on both databases):
-
-- :class:`CoreTransaction` (any database; the embedded SQLite): SQLAlchemy Core in a transaction
-  SQLAlchemy begins; on SQLite ``BEGIN IMMEDIATE`` takes the write lock.
-- :class:`PostgresTransaction`: two round trips instead of five. The connection is in autocommit
-  and the statements open and close the transaction themselves, sent with client-side
-  parameter binding (psycopg's ``ClientCursor``, which quotes every value as a literal) so that
-  several travel in one message: ``BEGIN; SELECT … FOR UPDATE`` and ``UPDATE …; INSERT …;
-  COMMIT``. On this machine a round trip costs the server process ~80 µs of CPU whatever the
-  statement, and the five of them were the largest part of a move (bench/RESULTS.md).
-
-Either way the transaction's :attr:`~MoveTransaction.db` is a SQLAlchemy connection inside the
-same transaction, for the statistics counters and the move log.
+"""The ``game`` row and its move log in SQL: the row as the services hold it, the statements
+the move path runs, and their parameters. The transaction that runs them is
+app/db/move_store.py.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
-from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass, fields
 from datetime import datetime
-from functools import cached_property
-from typing import Any, Protocol, cast
+from typing import Any, cast
 
-import psycopg
-from psycopg import ClientCursor
-from psycopg.pq import TransactionStatus
-from sqlalchemy import Connection, Dialect, Engine, Table, bindparam, insert, select, update
-from sqlalchemy.exc import DBAPIError, SQLAlchemyError
-from sqlalchemy.sql import ClauseElement
+from sqlalchemy import Table, bindparam, insert, select, update
 
-from app.db.broker import CHANNEL
-from app.db.faults import Disconnected, OutcomeUnknown
-from app.db.models import Event, Game, MoveRecord, Player, as_utc
-from app.db.session import make_move_engine
+from app.db.models import Event, Game, MoveRecord, Player
 
 
 @dataclass
@@ -66,7 +37,7 @@ class GameRow:
     finished_at: datetime | None
     duration_ms: int | None
     active_ms: int = 0
-    race_id: int | None = None  # a race's game (app/services/rooms.py)
+    race_id: int | None = None  # a race's game (app/services/rooms/rooms.py)
     not_before: datetime | None = None  # moves before this moment: 409 race_not_started
     competition: str | None = None  # "challenge" or "event": a deal of the player's own
 
@@ -121,7 +92,7 @@ MUTABLE = (
     "rated", "state", "version", "status", "moves", "undos", "can_undo", "updated_at",
     "first_move_at", "finished_at", "duration_ms", "active_ms",
 )  # fmt: skip
-_TIMES = ("created_at", "updated_at", "first_move_at", "finished_at", "not_before")
+TIMES = ("created_at", "updated_at", "first_move_at", "finished_at", "not_before")
 
 # Statements are built once: building and cache-keying one on every call costs more than
 # sending it.
@@ -145,6 +116,23 @@ INSERT_EVENT = insert(EVENT).values(
     data=bindparam("event_data"),
     created_at=bindparam("event_at"),
 )
+
+
+@dataclass(frozen=True)
+class NewEvent:
+    """A room's event to insert with a move (:data:`INSERT_EVENT`): a race's progress."""
+
+    room: str
+    kind: str
+    data: str  # JSON
+    at: datetime
+
+    def values(self) -> dict[str, Any]:
+        """The parameters of :data:`INSERT_EVENT`."""
+        return {"event_room": self.room, "event_kind": self.kind, "event_data": self.data,
+                "event_at": self.at}  # fmt: skip
+
+
 FIRST_RESPONSE = select(MOVE.c.response, MOVE.c.action, MOVE.c.notation, MOVE.c.seq).where(
     MOVE.c.game_id == bindparam("game_id"), MOVE.c.idempotency_key == bindparam("key")
 )
@@ -156,7 +144,7 @@ MOVE_LOG = (
 SNAPSHOT = select(MOVE.c.snapshot).where(
     MOVE.c.game_id == bindparam("game_id"), MOVE.c.seq == bindparam("seq")
 )
-_LOCKED_COLUMNS = [str(c.key) for c in LOCK_GAME.selected_columns]
+LOCKED_COLUMNS = [str(c.key) for c in LOCK_GAME.selected_columns]
 
 
 @dataclass(frozen=True)
@@ -206,274 +194,3 @@ def locked_game(values: dict[str, Any], first: Any) -> LockedGame:
     name = values.pop("player_name")
     answer = None if first is None else FirstAnswer(first[0], first[1], first[2], int(first[3]))
     return LockedGame(GameRow(**values), name, answer)
-
-
-class MoveTransaction(Protocol):
-    @property
-    def db(self) -> Connection:
-        """SQLAlchemy, inside this transaction (statistics counters, the move log)."""
-
-    def lock(self, game_id: str, idempotency_key: str | None) -> LockedGame | None:
-        """The game, locked until the end of the transaction; None if there is no such game."""
-
-    def write(
-        self, game: dict[str, Any], move: dict[str, Any], event: dict[str, Any] | None = None
-    ) -> int | None:
-        """Save the game and its new move-log entry (and a race's progress event: the
-        parameters of :data:`INSERT_EVENT`), and commit. Returns the event's id for the
-        caller to publish after the commit, or None when there is nothing left to publish."""
-
-
-class CoreTransaction:
-    def __init__(self, db: Connection) -> None:
-        self.db = db
-
-    def lock(self, game_id: str, idempotency_key: str | None) -> LockedGame | None:
-        found = self.db.execute(LOCK_GAME, {"game_id": game_id}).first()
-        if found is None:
-            return None
-        first = None
-        if idempotency_key is not None:
-            params = {"game_id": game_id, "key": idempotency_key}
-            first = self.db.execute(FIRST_RESPONSE, params).first()
-        return locked_game(dict(found._mapping), first)
-
-    def write(
-        self, game: dict[str, Any], move: dict[str, Any], event: dict[str, Any] | None = None
-    ) -> int | None:
-        self.db.execute(UPDATE_GAME, game)
-        self.db.execute(INSERT_MOVE, move)
-        event_id = None
-        if event is not None:
-            event_id = int(self.db.execute(INSERT_EVENT.returning(EVENT.c.id), event).scalar_one())
-        try:
-            self.db.commit()
-        except DBAPIError as exc:
-            if exc.connection_invalidated:
-                raise OutcomeUnknown(str(exc.orig)) from exc
-            raise
-        return event_id
-
-
-class PostgresTransaction:
-    def __init__(self, db: Connection, sql: PostgresStatements) -> None:
-        self.db = db
-        self.sql = sql
-        driver = db.connection.driver_connection
-        assert driver is not None and driver.autocommit and driver.prepare_threshold is None, (
-            "moves need the connections of make_move_engine()"
-        )
-        self.driver = driver
-        self.cursor = ClientCursor(driver)
-        with self._before_commit():
-            sql.prepare_once(db)
-
-    @contextmanager
-    def _before_commit(self) -> Iterator[None]:
-        try:
-            yield
-        except psycopg.Error as exc:
-            if self.driver.broken or self.driver.closed:
-                raise Disconnected(str(exc)) from exc
-            raise
-
-    def lock(self, game_id: str, idempotency_key: str | None) -> LockedGame | None:
-        params: dict[str, Any] = {"game_id": game_id, "key": idempotency_key}
-        query = self.sql.begin_and_lock
-        if idempotency_key is not None:
-            query += "; " + self.sql.first_response.execute
-        cursor = self.cursor
-        with self._before_commit():
-            cursor.execute(query, params)
-            cursor.nextset()  # past BEGIN
-            found = cursor.fetchone()
-            if found is None:
-                return None
-            first = None
-            if idempotency_key is not None:
-                cursor.nextset()
-                first = cursor.fetchone()
-        values = dict(zip(_LOCKED_COLUMNS, found, strict=True))
-        for name in _TIMES:  # as the UTCDateTime column type hands them back
-            values[name] = as_utc(values[name])
-        return locked_game(values, first)
-
-    def write(
-        self, game: dict[str, Any], move: dict[str, Any], event: dict[str, Any] | None = None
-    ) -> int | None:
-        # A race's event goes in the same message, and its notification right after the COMMIT
-        # (in a transaction of its own): still one round trip, and nothing is announced that
-        # did not commit.
-        if event is None:
-            query, params = self.sql.write_and_commit, {**move, **game}
-        else:
-            query, params = self.sql.write_event_commit_notify, {**move, **game, **event}
-        try:
-            self.cursor.execute(query, params)
-        except psycopg.Error as exc:
-            # The COMMIT travels in the same message: on a lost connection nobody knows
-            # whether it ran. (Any other error aborted the transaction: nothing was applied.)
-            if self.driver.broken or self.driver.closed:
-                raise OutcomeUnknown(str(exc)) from exc
-            raise
-        return None
-
-    @property
-    def dead(self) -> bool:
-        return bool(self.driver.broken or self.driver.closed)
-
-    def end(self) -> None:
-        """Roll back what a refused move left open (the lock and anything else)."""
-        driver = self.cursor.connection
-        if self.dead:
-            return
-        if driver.info.transaction_status in (TransactionStatus.INTRANS, TransactionStatus.INERROR):
-            driver.execute("ROLLBACK")
-
-
-@dataclass(frozen=True)
-class Prepared:
-    """A statement prepared once per connection (``PREPARE``), then run by name: PostgreSQL
-    plans the locking join of every move once instead of each time (~150 µs of its CPU)."""
-
-    name: str
-    prepare: str  # PREPARE name AS … with $1, $2, …
-    execute: str  # EXECUTE name(%(param)s, …), bound client-side
-
-    @classmethod
-    def of(cls, name: str, statement: ClauseElement, dialect: Dialect) -> Prepared:
-        compiled = statement.compile(dialect=dialect)
-        names = list(compiled.params)
-        # The compiled text uses pyformat placeholders (and %% for a literal %): formatting it
-        # with numbered placeholders gives the body of PREPARE.
-        body = str(compiled) % {n: f"${i}" for i, n in enumerate(names, 1)}
-        arguments = ", ".join(f"%({n})s" for n in names)
-        return cls(name, f"PREPARE {name} AS {body}", f"EXECUTE {name}({arguments})")
-
-
-@dataclass(frozen=True)
-class PostgresStatements:
-    lock_game: Prepared
-    first_response: Prepared
-    update_game: Prepared
-    insert_move: Prepared
-    insert_event: Prepared
-
-    @classmethod
-    def compile(cls, dialect: Dialect) -> PostgresStatements:
-        # The two write statements share one parameter dict: their names must not clash
-        # with a different meaning (game_id is the same game in both).
-        shared = set(MUTABLE) & {c.key for c in MOVE.c}
-        assert not shared, shared
-        return cls(
-            Prepared.of("ph_lock_game", LOCK_GAME, dialect),
-            Prepared.of("ph_first_response", FIRST_RESPONSE, dialect),
-            Prepared.of("ph_update_game", UPDATE_GAME, dialect),
-            Prepared.of("ph_insert_move", INSERT_MOVE, dialect),
-            Prepared.of("ph_insert_event", INSERT_EVENT, dialect),
-        )
-
-    # Built once, used by every move.
-    @cached_property
-    def begin_and_lock(self) -> str:
-        return f"BEGIN; {self.lock_game.execute}"
-
-    @cached_property
-    def write_and_commit(self) -> str:
-        return f"{self.update_game.execute}; {self.insert_move.execute}; COMMIT"
-
-    @cached_property
-    def write_event_commit_notify(self) -> str:
-        # lastval(): the id the event's INSERT just drew, still this session's after COMMIT.
-        return (
-            f"{self.update_game.execute}; {self.insert_move.execute}; "
-            f"{self.insert_event.execute}; COMMIT; "
-            f"SELECT pg_notify('{CHANNEL}', lastval()::text)"
-        )
-
-    def prepare_once(self, db: Connection) -> None:
-        """Prepares the statements on this connection the first time it serves a move; they
-        last as long as the connection (its pool's info dict starts empty on a reconnect)."""
-        info = db.connection.info
-        if info.get("ph_prepared"):
-            return
-        driver = db.connection.driver_connection
-        assert driver is not None
-        statements = (
-            self.lock_game,
-            self.first_response,
-            self.update_game,
-            self.insert_move,
-            self.insert_event,
-        )
-        for statement in statements:
-            driver.execute(statement.prepare)
-        info["ph_prepared"] = True
-
-
-Transactions = Callable[[], AbstractContextManager[MoveTransaction]]
-
-
-@dataclass
-class MoveStore:
-    """The move path's connections (``engine``) and its transactions: built once per app by
-    :meth:`open` and passed to the game service, which never sees the driver."""
-
-    engine: Engine
-    transaction: Transactions
-    shared: bool  # ``engine`` is the app's main engine (SQLite): not this store's to close
-
-    @classmethod
-    def open(cls, engine: Engine) -> MoveStore:
-        """The store for the app's main ``engine``: on PostgreSQL a pool of its own
-        (``make_move_engine``), elsewhere the same engine."""
-        moves = make_move_engine(engine)
-        return cls(moves, move_transactions(moves), shared=moves is engine)
-
-    def close(self) -> None:
-        """Closes the connections of the move path's own pool, if it has one."""
-        if not self.shared:
-            self.engine.dispose()
-
-
-def move_transactions(engine: Engine) -> Transactions:
-    """How this database runs a move's transaction (see the module's docstring); ``engine``
-    comes from ``app.db.session.make_move_engine``."""
-    if engine.dialect.name == "postgresql" and engine.dialect.driver == "psycopg":
-        return postgres_transactions(engine)
-    return core_transactions(engine)
-
-
-def postgres_transactions(engine: Engine) -> Transactions:
-    statements = PostgresStatements.compile(engine.dialect)
-
-    @contextmanager
-    def postgres() -> Iterator[MoveTransaction]:
-        with engine.connect() as db:
-            tx: PostgresTransaction | None = None
-            try:
-                tx = PostgresTransaction(db, statements)
-                yield tx
-            finally:
-                try:
-                    driver = db.connection.driver_connection
-                except SQLAlchemyError:
-                    # A statement of the transaction lost the connection and SQLAlchemy has
-                    # invalidated it: asking for it again raises, and that error would hide
-                    # the one on its way out (a 500 instead of a retry or a 503).
-                    driver = None
-                if driver is None or driver.broken or driver.closed:
-                    db.invalidate()  # the pool opens a new one in its place
-                elif tx is not None:
-                    tx.end()
-
-    return postgres
-
-
-def core_transactions(engine: Engine) -> Transactions:
-    @contextmanager
-    def core() -> Iterator[MoveTransaction]:
-        with engine.begin() as db:
-            yield CoreTransaction(db)
-
-    return core

@@ -75,7 +75,7 @@ def _postgres_options(pool_size: int, limits: Limits, **extra: Any) -> dict[str,
 
 
 def make_move_engine(engine: Engine) -> Engine:
-    """The connections that moves' transactions run on (app/db/game_rows.py).
+    """The connections that moves' transactions run on (app/db/move_store.py).
 
     On PostgreSQL, a pool of its own, in autocommit, where the app prepares its statements
     itself and psycopg prepares none: psycopg deallocates *every* prepared statement of a

@@ -40,6 +40,7 @@ from app.db.models import (
 from app.services.errors import BadCredentials, Banned, NotFound
 from app.services.players import GHOST_PREFIX, _hasher, find_by_name, now, rename
 from app.services.seal import shown_number
+from app.services.statuses import RaceStatus
 
 EXPORT_FORMAT = 1
 
@@ -95,7 +96,7 @@ def export(db: Session, player_id: str) -> dict[str, Any]:
     exported_games = []
     for g in games:
         race = races.get(g.race_id) if g.race_id is not None else None
-        finished_race = race is not None and race.status == "finished"
+        finished_race = race is not None and race.status == RaceStatus.FINISHED
         exported_games.append(
             {
                 "id": g.id,

@@ -37,6 +37,7 @@ from app.services.errors import (
 )
 from app.services.game_views import GameView
 from app.services.games import Games
+from app.services.statuses import ArenaStatus
 
 STANDINGS_KIND = "standing"  # the event log's kind (8 characters at most); SSE "standings"
 MAX_MINUTES = 7 * 24 * 60
@@ -59,7 +60,7 @@ class ArenaView:
     game: str
     starts_at: datetime
     ends_at: datetime
-    status: str  # "scheduled", "running" or "finished"
+    status: ArenaStatus
     players: int
 
 
@@ -87,12 +88,12 @@ def score(results: list[str]) -> tuple[int, int, int]:
     return points, wins, streak
 
 
-def status_at(arena: Any, at: datetime) -> str:
+def status_at(arena: Any, at: datetime) -> ArenaStatus:
     starts, ends = as_utc(arena.starts_at), as_utc(arena.ends_at)
     assert starts is not None and ends is not None
     if at < starts:
-        return "scheduled"
-    return "running" if at < ends else "finished"
+        return ArenaStatus.SCHEDULED
+    return ArenaStatus.RUNNING if at < ends else ArenaStatus.FINISHED
 
 
 @dataclass
@@ -207,7 +208,7 @@ class Arenas:
         """Joins an event (before it starts or while it runs: joining late is allowed)."""
         with self.sessions() as db:
             arena = self._arena(db, arena_id)
-            if status_at(arena, self.clock()) == "finished":
+            if status_at(arena, self.clock()) == ArenaStatus.FINISHED:
                 raise EventNotRunning("This event is over.")
         try:
             with self.sessions.begin() as db:
@@ -225,7 +226,7 @@ class Arenas:
         """The joined player's next game of the running event: a deal of their own."""
         with self.sessions.begin() as db:
             arena = self._arena(db, arena_id)
-            if status_at(arena, self.clock()) != "running":
+            if status_at(arena, self.clock()) != ArenaStatus.RUNNING:
                 raise EventNotRunning("This event is not running: deals are dealt while it is.")
             if db.get(ArenaPlayer, (arena_id, player_id)) is None:
                 raise NotAMember("Join the event first.")

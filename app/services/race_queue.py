@@ -17,7 +17,7 @@ transaction that locks the unmatched queue rows it reads (PostgreSQL: ``FOR UPDA
 LOCKED``, so a second former neither waits nor sees them; SQLite: every write transaction
 begins IMMEDIATE, which serializes formers) and takes them only if still unmatched, so two
 workers or instances cannot put one player into two races. The race is a room of the server's
-(``room.rated``), started at once with the usual countdown (app/services/rooms.py).
+(``room.rated``), started at once with the usual countdown (app/services/rooms/rooms.py).
 """
 
 from __future__ import annotations
@@ -34,7 +34,8 @@ from app.db.models import Game, QueuedRacer, Race, Room, RoomMember, as_utc
 from app.engine import UnknownGame, get_ruleset
 from app.services.errors import InvalidRequest
 from app.services.players import now
-from app.services.rooms import Rooms, RoomView
+from app.services.rooms.rooms import Rooms
+from app.services.rooms.views import RoomView
 
 MIN_RACERS = 2
 MAX_RACERS = 8

@@ -3,7 +3,7 @@
 shown as ``rating = mu - 3 sigma``.
 
 A rated race's order: winners by finishing time, then racers who ran out of moves by cards on
-foundations and moves (the standings of app/services/race_events.py), then every racer who
+foundations and moves (the standings of app/services/rooms/events.py), then every racer who
 **forfeited** (resigned, or was forfeited for silence: the game ended lost while it still had
 legal moves), all sharing the last place. The change of every racer is stored with its race
 (``rating_change``), so each rating can be traced and recounted (``python -m app.cli recount``).

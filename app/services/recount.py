@@ -36,6 +36,7 @@ from app.services.arenas import score
 from app.services.challenge import rank_key, streak_of
 from app.services.move_log import active_moves
 from app.services.ratings import Finisher, forfeited, rate
+from app.services.statuses import RaceStatus
 
 if TYPE_CHECKING:
     from app.bootstrap import Services
@@ -145,7 +146,7 @@ def recount(services: Services) -> Report:
             races=list(
                 db.scalars(
                     select(Race)
-                    .where(Race.rated, Race.status == "finished")
+                    .where(Race.rated, Race.status == RaceStatus.FINISHED)
                     .order_by(Race.finished_at, Race.id)
                 )
             ),

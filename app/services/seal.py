@@ -38,8 +38,9 @@ from app.db.models import CompetitionDeal, Game, Race
 from app.engine import Status
 from app.services import daily
 from app.services.errors import DealSealed, RaceInPlay
+from app.services.statuses import RaceStatus
 
-RUNNING = "running"  # a race's status while it is on
+RUNNING = RaceStatus.RUNNING
 
 
 class SealKind(StrEnum):

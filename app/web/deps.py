@@ -21,14 +21,14 @@ from app.services.availability import Health
 from app.services.challenge import Challenges
 from app.services.deals import Deals
 from app.services.errors import Unauthenticated
-from app.services.feed import RoomFeed
 from app.services.games import Games
 from app.services.history import History
 from app.services.leaderboard import Leaderboards
 from app.services.players import Players
 from app.services.progress import Progress
 from app.services.race_queue import RaceQueue
-from app.services.rooms import Rooms
+from app.services.rooms.feed import RoomFeed
+from app.services.rooms.rooms import Rooms
 from app.services.solver import Solver
 from app.web.http.newcomers import admit
 from app.web.http.ratelimit import RateLimits

@@ -101,9 +101,7 @@ def test_the_daily_challenge_is_played_and_the_standings_and_streak_shown(
         ends = player.locator("time[data-local]").first
         expect(ends).not_to_contain_text("UTC")
         expect(ends).to_contain_text("5:30")
-        expect(player.locator("[data-countdown]")).to_have_text(
-            re.compile(r"^in \d+ h \d\d min$")
-        )
+        expect(player.locator("[data-countdown]")).to_have_text(re.compile(r"^in \d+ h \d\d min$"))
         player.screenshot(path=str(screenshots / "challenge.png"), full_page=True)
         assert not errors, errors
     finally:

@@ -18,7 +18,6 @@ import pytest
 from sqlalchemy import delete
 from sqlalchemy.orm import Session, sessionmaker
 
-from app.db.game_rows import MoveStore
 from app.db.models import (
     DailyStats,
     DealStats,
@@ -28,9 +27,9 @@ from app.db.models import (
     Player,
     PlayerStats,
 )
+from app.db.move_store import MoveStore
 from app.db.session import make_engine, make_sessionmaker
 from app.engine import DEVELOPMENT_KEY, Move, Ruleset, State, get_ruleset
-from app.services import games as games_module
 from app.services.games import Games
 from app.services.leaderboard import Leaderboards
 from app.services.players import create_player
@@ -253,15 +252,12 @@ def stats_db(
 
 
 @pytest.fixture()
-def env(
-    stats_db: tuple[str, sessionmaker[Session]], monkeypatch: pytest.MonkeyPatch
-) -> Iterator[Env]:
+def env(stats_db: tuple[str, sessionmaker[Session]]) -> Iterator[Env]:
     url, sessions = stats_db
     empty(sessions)
     clock = Clock()
-    monkeypatch.setattr(games_module, "now", clock)
     store = MoveStore.open(sessions.kw["bind"])
-    games = Games(sessions, DEVELOPMENT_KEY, store=store)
+    games = Games(sessions, DEVELOPMENT_KEY, store=store, stamps=clock)
     yield Env(sessions, games, clock, url)
     store.close()
 

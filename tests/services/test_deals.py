@@ -15,7 +15,7 @@ from app.db.models import (
 from app.engine import DEVELOPMENT_KEY
 from app.services import daily as daily_module
 from app.services.deals import Deals
-from app.web.api.schemas import deal_json
+from app.web.api.schemas.records import deal_json
 from tests.services.stats_env import (
     START,
     WIN_DEAL,

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 
-from app.services.race_events import Racer, rank
+from app.services.rooms.events import Racer, rank
 
 START = datetime(2026, 11, 23, 20, 0, tzinfo=UTC)
 

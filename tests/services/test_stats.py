@@ -177,7 +177,9 @@ def test_a_game_records_moves_undos_and_its_active_time(env: Env) -> None:
 
 
 def test_the_idle_cap_is_a_setting(env: Env) -> None:
-    games = Games(env.sessions, DEVELOPMENT_KEY, idle_cap_ms=10_000, store=env.games.store)
+    games = Games(
+        env.sessions, DEVELOPMENT_KEY, idle_cap_ms=10_000, store=env.games.store, stamps=env.clock
+    )
     me = env.player()
     game_id = games.start(me, "quadrangle", 1).record.id
     games.move(game_id, me, Move.parse("t5-t9"), 0)

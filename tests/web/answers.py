@@ -1,4 +1,4 @@
-"""Every JSON answer the test clients receive, held to its model in app/web/api/schemas.py.
+"""Every JSON answer the test clients receive, held to its model in app/web/api/schemas/.
 
 The game state is written as plain data on the hot path (see that module): this check is what
 keeps the data and the model the same thing. Each model forbids extra fields, so an answer with
@@ -12,24 +12,19 @@ import re
 import httpx2 as httpx
 from pydantic import BaseModel
 
-from app.web.api.schemas import (
+from app.web.api.schemas.base import ErrorAnswer, PlayerCreated
+from app.web.api.schemas.competition import (
     ChallengeStandingsAnswer,
     DailyAnswer,
-    DealAnswer,
-    ErrorAnswer,
     EventOut,
     EventsAnswer,
     EventStandingsAnswer,
-    GameState,
-    HintAnswer,
-    LeaderboardAnswer,
-    PlayerAnswer,
-    PlayerCreated,
     QueueAnswer,
     RaceBoardAnswer,
-    ReplayAnswer,
-    RoomAnswer,
 )
+from app.web.api.schemas.game_state import GameState, HintAnswer, ReplayAnswer
+from app.web.api.schemas.records import DealAnswer, LeaderboardAnswer, PlayerAnswer
+from app.web.api.schemas.rooms import RoomAnswer
 
 _SEGMENT = "[^/]+"
 # (method, path pattern) → the model of a successful answer

@@ -17,7 +17,7 @@ from fastapi import FastAPI
 from fastapi.testclient import TestClient
 
 from app.engine import GAMES, MAX_DEAL
-from app.web.api.schemas import PILE_ID
+from app.web.api.schemas.base import PILE_ID
 from tests.web.support import (
     GAME_SLUGS,
     error_code,

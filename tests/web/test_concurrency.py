@@ -21,7 +21,7 @@ import pytest
 from fastapi import FastAPI
 from fastapi.testclient import TestClient
 
-from app.db.game_rows import MoveTransaction
+from app.db.move_store import MoveTransaction
 from app.services.games import Games
 from tests.web.hidden import HiddenCardGuard
 from tests.web.support import error_code, log_rows, start

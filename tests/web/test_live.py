@@ -146,7 +146,7 @@ def test_a_client_catching_up_gets_every_page_of_what_it_missed(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """More missed events than one read of the table: every page, in order, then live."""
-    import app.services.feed as feed_module
+    import app.services.rooms.feed as feed_module
 
     monkeypatch.setattr(feed_module, "EVENT_PAGE", 3)
     table = [EventRow(i, "ROOMAA", "progress", f'{{"n": {i}}}') for i in range(1, 9)]

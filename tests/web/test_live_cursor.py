@@ -10,7 +10,7 @@ import pytest
 from fastapi import FastAPI
 from fastapi.testclient import TestClient
 
-from app.services.rooms import EVENT_ID_MAX
+from app.services.rooms.views import EVENT_ID_MAX
 from app.web.pages.live import _cursor
 
 TOO_BIG = ["99999999999999999999999", str(EVENT_ID_MAX + 1), str(2**63), " 2147483648 "]

@@ -16,7 +16,7 @@ from fastapi import FastAPI
 from fastapi.testclient import TestClient
 from starlette.requests import Request
 
-from app.services.feed import EventRow
+from app.services.rooms.feed import EventRow
 from app.web.deps import SESSION_PLAYER
 from app.web.http.csrf import session_token
 from app.web.pages.rooms import LiveFragments, html_events, live_context

@@ -22,7 +22,8 @@ from sqlalchemy.orm import Session
 from app.db.models import QueuedRacer, Room, RoomMember
 from app.main import every
 from app.services.race_queue import RaceQueue
-from app.services.rooms import Rooms, RoomView
+from app.services.rooms.rooms import Rooms
+from app.services.rooms.views import RoomView
 from tests.aio import run
 from tests.waiting import wait_until
 from tests.web.competition_support import GAME, Clock
@@ -119,7 +120,7 @@ def test_queued_players_get_a_race_with_nobody_polling(app: FastAPI, empty_queue
     other = rooms[two]
     assert room is not None and room.code == formed[0]
     assert other is not None and other.code == room.code
-    assert room.race is not None and room.race["rated"] is True
+    assert room.race is not None and room.race.rated is True
     assert rooms_of(app, [one, two]) == {one: [room.code], two: [room.code]}
 
 

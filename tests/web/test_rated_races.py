@@ -19,7 +19,7 @@ from app.services import pool
 from app.services.race_queue import compatible
 from app.services.ratings import MODEL, Finisher, places
 from app.services.recount import recount
-from app.services.rooms import Limits
+from app.services.rooms.views import Limits
 from tests.web.answers import check_answer
 from tests.web.competition_support import GAME, ensure_fresh, solution_of
 from tests.web.hidden import HiddenCardGuard

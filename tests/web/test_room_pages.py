@@ -14,7 +14,7 @@ from fastapi import FastAPI
 from fastapi.testclient import TestClient
 
 from app.engine import GAMES
-from app.services.rooms import Limits
+from app.services.rooms.views import Limits
 from tests.web.hidden import HiddenCardGuard
 from tests.web.support import csrf, stored_game
 

@@ -16,7 +16,7 @@ from sqlalchemy import select, update
 
 from app.db.models import Event, Game
 from app.services.players import now
-from app.services.rooms import CODE_ALPHABET, Limits
+from app.services.rooms.views import CODE_ALPHABET, Limits
 from tests.web.hidden import check_event
 from tests.web.support import error_code, move, new_player, stored_deal
 

@@ -24,7 +24,7 @@ from sqlalchemy import func, select
 
 from app.db.models import Player
 from app.services import daily
-from app.services.rooms import Limits
+from app.services.rooms.views import Limits
 from app.services.seal import end_of_day
 from tests.web.hidden import HiddenCardGuard
 from tests.web.support import (

@@ -23,7 +23,6 @@ from app.db.models import Game
 from app.engine import DEVELOPMENT_KEY, GAMES, MAX_DEAL, Move, get_ruleset
 from app.main import create_app
 from app.services import daily
-from app.services import games as games_module
 from app.services.seal import end_of_day as daily_end
 from app.services.stats import wilson_lower_bound
 from tests.services.stats_env import (
@@ -206,7 +205,7 @@ def own(own_app: FastAPI, monkeypatch: pytest.MonkeyPatch) -> Iterator[Own]:
     sessions = own_app.state.services.sessions
     empty(sessions)
     clock = Clock(at=datetime.now(UTC))
-    monkeypatch.setattr(games_module, "now", clock)
+    monkeypatch.setattr(own_app.state.services.games, "stamps", clock)
     env = Env(
         sessions, own_app.state.services.games, clock, str(own_app.state.settings.database_url)
     )

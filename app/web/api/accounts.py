@@ -7,7 +7,7 @@ from fastapi import APIRouter
 from fastapi.responses import Response
 from pydantic import BaseModel, Field
 
-from app.web.api.schemas import errors_of
+from app.web.api.schemas.base import errors_of
 from app.web.deps import AccountsDep, ApiPlayer, PlayersDep
 from app.web.download import json_download
 

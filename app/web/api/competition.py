@@ -11,23 +11,19 @@ from fastapi import Path as PathParam
 from pydantic import BaseModel
 
 from app.services.errors import NotFound
-from app.web.api.schemas import (
+from app.web.api.schemas.base import GameSlug, JSONBytes, answer, errors_of
+from app.web.api.schemas.competition import (
     ChallengeStandingsAnswer,
     EventOut,
     EventsAnswer,
     EventStandingsAnswer,
-    GameSlug,
-    GameState,
-    JSONBytes,
     QueueAnswer,
-    answer,
     challenge_standings,
-    errors_of,
     event_out,
     event_standings_answer,
     queue_answer,
-    state_response,
 )
+from app.web.api.schemas.game_state import GameState, state_response
 from app.web.deps import ApiPlayer, ArenasDep, ChallengesDep, RaceQueueDep, session_key
 from app.web.http.ratelimit import client_address, limit_player
 

@@ -11,22 +11,18 @@ from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictStr
 from app.engine import MAX_DEAL, Move
 from app.services.errors import InvalidRequest
 from app.services.game_views import MoveOutcome
-from app.web.api.schemas import (
+from app.web.api.schemas.base import (
     PILE_ID,
-    AnalysisAnswer,
-    DealAnswer,
     GameSlug,
-    GameState,
-    HintAnswer,
     JSONBytes,
     PlayerCreated,
     WholeNumber,
     answer,
-    deal_answer,
     errors_of,
-    state_response,
     whole_between,
 )
+from app.web.api.schemas.game_state import AnalysisAnswer, GameState, HintAnswer, state_response
+from app.web.api.schemas.records import DealAnswer, deal_answer
 from app.web.deps import (
     AccountsDep,
     ApiPlayer,

@@ -7,7 +7,8 @@ from typing import Annotated
 from fastapi import APIRouter, Path, Request
 from pydantic import BaseModel, Field
 
-from app.web.api.schemas import GameSlug, JSONBytes, RoomAnswer, answer, errors_of, room_answer
+from app.web.api.schemas.base import GameSlug, JSONBytes, answer, errors_of
+from app.web.api.schemas.rooms import RoomAnswer, room_answer
 from app.web.deps import ApiPlayer, RoomsDep
 from app.web.http.ratelimit import limit_costly
 

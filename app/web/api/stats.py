@@ -11,23 +11,15 @@ from app.services import daily
 from app.services.errors import InvalidRequest
 from app.services.game_views import ReplayView
 from app.services.leaderboard import parse_board_args
-from app.web.api.schemas import (
-    BoardGame,
-    BoardPeriod,
+from app.web.api.schemas.base import BoardGame, BoardPeriod, JSONBytes, answer, errors_of
+from app.web.api.schemas.competition import (
     DailyAnswer,
-    JSONBytes,
-    LeaderboardAnswer,
-    PlayerAnswer,
     RaceBoardAnswer,
-    ReplayAnswer,
-    answer,
     challenge_out,
-    errors_of,
-    game_state_data,
-    leaderboard,
-    player_answer,
     race_board_answer,
 )
+from app.web.api.schemas.game_state import ReplayAnswer, game_state_data
+from app.web.api.schemas.records import LeaderboardAnswer, PlayerAnswer, leaderboard, player_answer
 from app.web.deps import ApiViewer, ChallengesDep, GamesDep, LeaderboardsDep, SettingsDep
 
 router = APIRouter()

@@ -111,7 +111,7 @@ _VALIDATION_COUNTED = {
         Nn_("List should have at most %(n)s item", "List should have at most %(n)s items"),
     ),
 }
-# The app's own validators' messages (app/web/api/schemas.py), said after "Value error, ".
+# The app's own validators' messages (app/web/api/schemas/base.py), said after "Value error, ".
 _VALUE_ERRORS = (N_("Input should be a whole number"),)
 
 

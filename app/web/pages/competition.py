@@ -24,7 +24,7 @@ from app.services.errors import (
     NoCertifiedDeals,
     NotFound,
 )
-from app.services.feed import RoomFeed
+from app.services.rooms.feed import RoomFeed
 from app.web.deps import (
     ArenasDep,
     BrowserPlayer,

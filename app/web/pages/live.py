@@ -11,7 +11,7 @@ for one forever would hide the mistake). A ``Last-Event-ID`` that is not a numbe
 ignored, as if the client had sent none.
 ``?view=html`` sends the same events as HTML fragments for the htmx SSE extension
 (app/web/pages/rooms.py); ``?view=board`` the same for the race panel beside a racer's board.
-No event carries a card (app/services/race_events.py).
+No event carries a card (app/services/rooms/events.py).
 """
 
 from __future__ import annotations
@@ -25,8 +25,8 @@ from fastapi.exceptions import RequestValidationError
 from sse_starlette import EventSourceResponse, ServerSentEvent
 from starlette.concurrency import run_in_threadpool
 
-from app.services.feed import EventRow, RoomFeed
-from app.services.rooms import EVENT_ID_MAX
+from app.services.rooms.feed import EventRow, RoomFeed
+from app.services.rooms.views import EVENT_ID_MAX
 from app.web.deps import RoomFeedDep, RoomsDep
 from app.web.pages.rooms import html_events
 

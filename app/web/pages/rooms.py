@@ -31,9 +31,11 @@ from starlette.concurrency import run_in_threadpool
 from app.engine import GAMES
 from app.metrics import LIVE_RENDERS, LIVE_ROOM_READS
 from app.services.errors import InvalidRequest, NotFound
-from app.services.feed import EventRow
 from app.services.game_views import GameView
-from app.services.rooms import Rooms, RoomView, normalize_code
+from app.services.rooms.feed import EventRow
+from app.services.rooms.rooms import Rooms
+from app.services.rooms.views import RoomView, normalize_code
+from app.services.statuses import RaceStatus, RoomStatus
 from app.web.deps import (
     SESSION_PLAYER,
     BrowserPlayer,
@@ -60,9 +62,10 @@ def live_context(room: RoomView, viewer: str | None) -> dict[str, Any]:
     names = {p["id"]: p["name"] for p in room.players}
     my_name = names.get(viewer or "")
     my_game = None
-    if race is not None and race["status"] == "running" and my_name in race["games"]:
-        my_game = race["games"][my_name]
+    if race is not None and race.status == RaceStatus.RUNNING and my_name in race.games:
+        my_game = race.games[my_name]
     racing = room.racing(viewer)
+    rated = race is not None and race.rated
     return {
         "room": room,
         "rules": rules,
@@ -70,11 +73,11 @@ def live_context(room: RoomView, viewer: str | None) -> dict[str, Any]:
         "member": member,
         "my_game": my_game,
         # Spectators may watch racers' boards; a racer still playing may not (same-deal rule).
-        "may_watch": race is not None and race["status"] == "running" and not racing,
-        "can_join": not member and room.status != "closed" and not (room.race or {}).get("rated"),
-        # A rated race's room holds one race: no rematch (app/services/rooms.py).
-        "can_start": member and room.status == "open" and not (room.race or {}).get("rated"),
-        "finished": race is not None and race["status"] == "finished",
+        "may_watch": race is not None and race.status == RaceStatus.RUNNING and not racing,
+        "can_join": not member and room.status != RoomStatus.CLOSED and not rated,
+        # A rated race's room holds one race: no rematch (app/services/rooms/rooms.py).
+        "can_start": member and room.status == RoomStatus.OPEN and not rated,
+        "finished": race is not None and race.status == RaceStatus.FINISHED,
     }
 
 
@@ -254,7 +257,7 @@ def room_page(
         return RedirectResponse(room.url, status_code=303)
     context = live_context(room, viewer)
     context.update({"last_event": rooms.last_event_id(room.code), "oob": False, "share": room.url})
-    rated = bool(room.race and room.race.get("rated"))
+    rated = room.race is not None and room.race.rated
     ratings = boards.race_ratings([p["id"] for p in room.players], room.game) if rated else {}
     context.update({"rated": rated, "ratings": ratings})
     return render(request, "pages/room.html", context)
@@ -285,7 +288,7 @@ def _watched(rooms: Rooms, code: str, game_id: str, view: GameView | None = None
     open after a rematch or after the room closed) of an earlier race of the room."""
     room = rooms.get(code)
     race = room.race
-    if race is not None and game_id in race["games"].values():
+    if race is not None and game_id in race.games.values():
         return room
     race_id = view.record.race_id if view is not None else None
     if race_id is None or rooms.room_of_race(race_id).code != room.code:

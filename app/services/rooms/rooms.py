@@ -6,26 +6,20 @@ one casual game of it to every member; the games carry the race (``game.race_id`
 of the countdown (``game.not_before``, checked by the move path's locked read). A race's games
 are ordinary games: the same moves, undo and resign, and the same-deal rule keeps racers from
 reading each other's boards while they race. Every change writes an event row in its own
-transaction (app/services/race_events.py) and hands the ids to the broker after the commit.
+transaction (app/services/rooms/events.py) and hands the ids to the broker after the commit.
 """
 
 from __future__ import annotations
 
-import re
-import secrets
-from collections.abc import Callable
-from dataclasses import dataclass, field
 from datetime import datetime, timedelta
-from typing import Any, cast
+from typing import Any
 
-from sqlalchemy import CursorResult, delete, distinct, func, insert, select, update
-from sqlalchemy.orm import Session, sessionmaker
+from sqlalchemy import delete, func, insert, select, update
+from sqlalchemy.orm import Session
 
-from app.db.broker import EventRow
 from app.db.game_rows import GAME, GameRow
-from app.db.models import Event, Game, Player, Race, Room, RoomMember
-from app.engine import RULES_VERSION, UnknownGame, dumps, get_ruleset
-from app.services import race_events
+from app.db.models import Game, Player, Race, Room, RoomMember
+from app.engine import RULES_VERSION, Status, UnknownGame, dumps, get_ruleset
 from app.services.errors import (
     InvalidRequest,
     NotAMember,
@@ -36,100 +30,23 @@ from app.services.errors import (
     ServiceError,
     TooManyRooms,
 )
-from app.services.games import Games, initial_status
-from app.services.players import new_id, now
-
-# No 0/O, 1/I/L, 5/S or 2/Z: a code read aloud or copied by hand comes out right.
-CODE_ALPHABET = "ABCDEFGHJKMNPQRTUVWXY346789"
-CODE_LENGTH = 6
-CODE_RE = re.compile(f"[{CODE_ALPHABET}]{{{CODE_LENGTH}}}")
-
-OPEN, RACING, CLOSED = "open", "racing", "closed"
-PLAYING_WINDOW_S = 300  # "playing now": moved within the last five minutes
-PLAYING_CACHE_S = 15
-EVENT_PAGE = 500  # events read from the table at a time for a client catching up
-# The largest event id there can be: ``event.id`` is an INTEGER, 32 bits on PostgreSQL. A
-# cursor beyond it is refused before any query (PostgreSQL would fail to cast it).
-EVENT_ID_MAX = 2**31 - 1
-PRUNE_BATCH = 20_000  # events one sweep deletes at most (a sweep every 15 s: 80k a minute)
+from app.services.games import initial_status
+from app.services.players import new_id
+from app.services.rooms import events as race_events
+from app.services.rooms.reads import RoomReads
+from app.services.rooms.views import (
+    CLOSED,
+    OPEN,
+    RACING,
+    RoomView,
+    new_code,
+    normalize_code,
+)
+from app.services.statuses import RaceStatus
 
 
-def normalize_code(code: str) -> str | None:
-    """A room code as typed (any case, spaces around) → its canonical form, or None."""
-    if not isinstance(code, str):
-        return None
-    code = code.strip().upper()
-    return code if CODE_RE.fullmatch(code) else None
-
-
-def new_code() -> str:
-    return "".join(secrets.choice(CODE_ALPHABET) for _ in range(CODE_LENGTH))
-
-
-@dataclass(frozen=True)
-class Limits:
-    countdown_s: float = 3.0
-    max_members: int = 8
-    rooms_per_player: int = 3
-    idle_s: float = 1800.0
-    forfeit_s: float = 300.0
-    event_retention_s: float = 86_400.0
-
-
-@dataclass(frozen=True)
-class RoomView:
-    code: str
-    game: str
-    status: str
-    created_by: str
-    players: list[dict[str, str]]  # {"id", "name"}, in the order they joined
-    race: dict[str, Any] | None
-    race_id: int | None = None
-
-    @property
-    def url(self) -> str:
-        return f"/rooms/{self.code}"
-
-    def is_member(self, player_id: str | None) -> bool:
-        return any(p["id"] == player_id for p in self.players)
-
-    def racing(self, player_id: str | None) -> bool:
-        """Whether ``player_id`` has a game in this room's race that is still being played."""
-        if self.race is None or player_id is None:
-            return False
-        names = {p["id"]: p["name"] for p in self.players}
-        name = names.get(player_id)
-        return any(s["player"] == name and s["status"] == "playing" for s in self.race["standings"])
-
-
-@dataclass(frozen=True)
-class LiveRoom:
-    code: str
-    game: str
-    status: str
-    players: int
-
-
-@dataclass(frozen=True)
-class RaceResult:
-    room: str
-    number: int
-    game: str
-    deal: int
-    game_id: str
-    place: int
-    racers: int
-    status: str
-
-
-@dataclass
-class Rooms:
-    sessions: sessionmaker[Session]
-    games: Games
-    limits: Limits = field(default_factory=Limits)
-    publish: Callable[[list[int]], None] = field(default=lambda ids: None)
-    clock: Callable[[], datetime] = now
-    _playing: tuple[datetime, dict[str, int]] | None = field(default=None, repr=False)
+class Rooms(RoomReads):
+    """Rooms and their races: create, join, leave, start, form a rated race, sweep."""
 
     # -- the use cases ------------------------------------------------------------------
 
@@ -137,7 +54,7 @@ class Rooms:
         try:
             get_ruleset(slug)
         except UnknownGame as exc:
-            raise InvalidRequest(str(exc)) from None
+            raise InvalidRequest.of(exc.words) from None
         stamp = self.clock()
         with self.sessions.begin() as db:
             self._check_room_cap(db, player_id)
@@ -293,7 +210,7 @@ class Rooms:
                 game=slug,
                 deal=number,
                 starts_at=starts_at,
-                status="running",
+                status=RaceStatus.RUNNING,
                 finished_at=None,
                 rated=rated,
             )
@@ -320,7 +237,9 @@ class Rooms:
             db.execute(insert(GAME).values(**vars(row)))
         db.execute(update(Room).where(Room.code == code).values(status=RACING, active_at=stamp))
         view = self._view(db, code)
-        ids = [race_events.record(db, code, "race", {"type": "started", "race": view.race}, stamp)]
+        assert view.race is not None
+        started = {"type": "started", "race": view.race.event_data()}
+        ids = [race_events.record(db, code, "race", started, stamp)]
         return view, ids
 
     def sweep(self) -> None:
@@ -332,8 +251,8 @@ class Rooms:
                 select(Game.id, Game.player_id)
                 .join(Race, Race.id == Game.race_id)
                 .where(
-                    Race.status == "running",
-                    Game.status == "playing",
+                    Race.status == RaceStatus.RUNNING,
+                    Game.status == Status.PLAYING,
                     Game.updated_at < cutoff,
                     Game.not_before < cutoff,
                 )
@@ -360,107 +279,6 @@ class Rooms:
                     ids.append(self._room_event(db, code, "closed", None, stamp))
         self.publish(ids)
         self.prune_events(stamp - timedelta(seconds=self.limits.event_retention_s))
-
-    def prune_events(self, before: datetime, most: int = PRUNE_BATCH) -> int:
-        """Deletes up to ``most`` events written before ``before``; returns how many.
-
-        Event ids grow with time, so "older than" is "below the first id that is not": one
-        step along the primary key from the oldest row left (no index on the time, and no
-        scan of the table), and a bounded delete, so a sweep's transaction stays short
-        however far behind it is (the next sweep takes the next batch)."""
-        with self.sessions.begin() as db:
-            keep_from = db.scalar(
-                select(Event.id).where(Event.created_at >= before).order_by(Event.id).limit(1)
-            )
-            old = select(Event.id).order_by(Event.id).limit(most)
-            if keep_from is not None:
-                old = old.where(Event.id < keep_from)
-            gone = db.execute(delete(Event).where(Event.id.in_(old.scalar_subquery())))
-            return int(cast(CursorResult[Any], gone).rowcount or 0)
-
-    # -- events -------------------------------------------------------------------------
-
-    def events_after(self, code: str, after: int, limit: int = EVENT_PAGE) -> list[EventRow]:
-        with self.sessions() as db:
-            rows = db.execute(
-                select(Event.id, Event.room_code, Event.kind, Event.data)
-                .where(Event.room_code == code, Event.id > after)
-                .order_by(Event.id)
-                .limit(limit)
-            ).all()
-        return [EventRow(*r) for r in rows]
-
-    def last_event_id(self, code: str) -> int:
-        with self.sessions() as db:
-            return int(db.scalar(select(func.max(Event.id)).where(Event.room_code == code)) or 0)
-
-    # -- what is live, and players' results ----------------------------------------------
-
-    def live(self, limit: int = 20) -> list[LiveRoom]:
-        """Open rooms to join and races running, busiest first."""
-        with self.sessions() as db:
-            members = func.count(RoomMember.player_id)
-            rows = db.execute(
-                select(Room.code, Room.game, Room.status, members)
-                .join(RoomMember, RoomMember.room_code == Room.code)
-                .where(Room.status != CLOSED)
-                .group_by(Room.code, Room.game, Room.status, Room.active_at)
-                .order_by(Room.active_at.desc())
-                .limit(limit)
-            ).all()
-        return [LiveRoom(*r) for r in rows]
-
-    def playing_now(self) -> dict[str, int]:
-        """How many players have moved in a game of each kind within the last
-        ``PLAYING_WINDOW_S``: cached for ``PLAYING_CACHE_S`` (a scan of the games in play)."""
-        stamp = self.clock()
-        cached = self._playing
-        if cached is not None and (stamp - cached[0]).total_seconds() < PLAYING_CACHE_S:
-            return cached[1]
-        cutoff = stamp - timedelta(seconds=PLAYING_WINDOW_S)
-        with self.sessions() as db:
-            rows = db.execute(
-                select(Game.game, func.count(distinct(Game.player_id)))
-                .where(Game.status == "playing", Game.updated_at > cutoff)
-                .group_by(Game.game)
-            ).all()
-        counts = {slug: int(n) for slug, n in rows}
-        self._playing = (stamp, counts)
-        return counts
-
-    def results_of(self, name: str, limit: int = 10) -> list[RaceResult]:
-        """The finished races of the player with this name (none for an unknown name)."""
-        with self.sessions() as db:
-            player_id = db.scalar(select(Player.id).where(Player.name_key == name.lower()))
-        return [] if player_id is None else self.results(player_id, limit)
-
-    def results(self, player_id: str, limit: int = 10) -> list[RaceResult]:
-        """The player's finished races, latest first, with their place."""
-        out = []
-        with self.sessions() as db:
-            races = db.execute(
-                select(Race, Game.id)
-                .join(Game, Game.race_id == Race.id)
-                .where(Game.player_id == player_id, Race.status == "finished")
-                .order_by(Race.finished_at.desc())
-                .limit(limit)
-            ).all()
-            for race, game_id in races:
-                standings = race_events.rank(race_events.racers(db, race.id), race.starts_at)
-                mine = next(s for s in standings if s.game == game_id)
-                out.append(
-                    RaceResult(
-                        race.room_code,
-                        race.number,
-                        race.game,
-                        race.deal,
-                        game_id,
-                        mine.place,
-                        len(standings),
-                        mine.status,
-                    )
-                )
-        return out
 
     # -- internals ----------------------------------------------------------------------
 
@@ -516,9 +334,9 @@ class Rooms:
             .join(Race, Race.id == Game.race_id)
             .where(
                 Race.room_code == code,
-                Race.status == "running",
+                Race.status == RaceStatus.RUNNING,
                 Game.player_id == player_id,
-                Game.status == "playing",
+                Game.status == Status.PLAYING,
             )
         )
 
@@ -554,7 +372,7 @@ class Rooms:
         ).first()
         race_data = None
         if race is not None:
-            race_data = race_events.race_json(db, race, race_events.racers(db, race.id))
+            race_data = race_events.race_view(race, race_events.racers(db, race.id))
         return RoomView(
             code,
             room.game,

@@ -20,11 +20,12 @@ from typing import Any, cast
 from sqlalchemy import Connection, Table, insert, select, update
 from sqlalchemy.orm import Session
 
-from app.db.game_rows import GameRow
+from app.db.game_rows import GameRow, NewEvent
 from app.db.models import Event, Game, Player, Race, Room
 from app.engine import Status, get_ruleset, loads
 from app.services import ratings
 from app.services.seal import shown_race_deal
+from app.services.statuses import RaceStatus
 
 EVENT = cast(Table, Event.__table__)
 ROOM_KINDS = ("room", "race", "progress")
@@ -117,21 +118,49 @@ def racers(db: Session | Connection, race_id: int, current: GameRow | None = Non
     return out
 
 
-def race_json(db: Session | Connection, race: Any, racers_now: list[Racer]) -> dict[str, Any]:
-    """A race as the API and events show it: no cards, counts and places only."""
-    return {
-        "number": race.number,
-        "game": race.game,
-        # Secret until the race ends (contract v3): a second account must not deal it.
-        "deal": shown_race_deal(race.deal, race.status),
-        "starts_at": race.starts_at.isoformat(),
-        "status": race.status,
-        "finished_at": None if race.finished_at is None else race.finished_at.isoformat(),
-        "games": {r.player: r.game for r in sorted(racers_now, key=lambda r: r.player)},
-        # asdict: the fields in their order, as events have always carried them.
-        "standings": [asdict(s) for s in rank(racers_now, race.starts_at)],
-        "rated": bool(race.rated),
-    }
+@dataclass(frozen=True)
+class RaceView:
+    """A race as the pages, the API and the events show it: no cards, counts and places only."""
+
+    number: int  # in its room
+    game: str
+    deal: int | None  # secret until the race ends (contract v3): a second account must not deal it
+    starts_at: datetime
+    status: RaceStatus
+    finished_at: datetime | None
+    games: dict[str, str]  # racer's name → their game's id, by name
+    standings: list[Standing]
+    rated: bool
+
+    def event_data(self) -> dict[str, Any]:
+        """The race as its events carry it (JSON), and the API answers it."""
+        return {
+            "number": self.number,
+            "game": self.game,
+            "deal": self.deal,
+            "starts_at": self.starts_at.isoformat(),
+            "status": str(self.status),
+            "finished_at": None if self.finished_at is None else self.finished_at.isoformat(),
+            "games": self.games,
+            # asdict: the fields in their order, as events have always carried them.
+            "standings": [asdict(s) for s in self.standings],
+            "rated": self.rated,
+        }
+
+
+def race_view(race: Any, racers_now: list[Racer]) -> RaceView:
+    """A race row (``Race``, or the row being written) with its racers as they stand."""
+    return RaceView(
+        number=race.number,
+        game=race.game,
+        deal=shown_race_deal(race.deal, race.status),
+        starts_at=race.starts_at,
+        status=RaceStatus(race.status),
+        finished_at=race.finished_at,
+        games={r.player: r.game for r in sorted(racers_now, key=lambda r: r.player)},
+        standings=rank(racers_now, race.starts_at),
+        rated=bool(race.rated),
+    )
 
 
 RACE = cast(Table, Race.__table__)
@@ -162,17 +191,14 @@ def progress_event(
     player_name: str,
     foundation_cards: int,
     stamp: datetime,
-) -> dict[str, Any]:
-    """The parameters of ``game_rows.INSERT_EVENT`` for a racer's accepted move that did not
-    end the game: the move's own write inserts it (one round trip on PostgreSQL)."""
+) -> NewEvent:
+    """The event of a racer's accepted move that did not end the game: the move's own write
+    inserts it (one round trip on PostgreSQL)."""
     assert record.race_id is not None and record.status == Status.PLAYING
     data = progress_data(player_name, record.id, record.moves, foundation_cards, record.status)
-    return {
-        "event_room": room_of(db, record.race_id),
-        "event_kind": "progress",
-        "event_data": json.dumps(data, separators=(",", ":")),
-        "event_at": stamp,
-    }
+    return NewEvent(
+        room_of(db, record.race_id), "progress", json.dumps(data, separators=(",", ":")), stamp
+    )
 
 
 def after_race_step(
@@ -202,12 +228,14 @@ def after_race_step(
             stamp,
         )
     ]
-    if race.status != "running":
+    if race.status != RaceStatus.RUNNING:
         return ids
     now_racing = racers(db, race.id, record)
     if all(r.status != Status.PLAYING for r in now_racing):
         db.execute(
-            update(RACE).where(RACE.c.id == race.id).values(status="finished", finished_at=stamp)
+            update(RACE)
+            .where(RACE.c.id == race.id)
+            .values(status=RaceStatus.FINISHED, finished_at=stamp)
         )
         db.execute(
             update(ROOM)
@@ -220,7 +248,7 @@ def after_race_step(
             ratings.rate_race(db, race.id, race.game, stamp, [record])
     else:
         kind = "standings"
-    data = {"type": kind, "race": race_json(db, race, now_racing)}
+    data = {"type": kind, "race": race_view(race, now_racing).event_data()}
     ids.append(_record(db, race.room_code, "race", data, stamp))
     return ids
 

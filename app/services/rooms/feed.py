@@ -8,7 +8,8 @@ from collections.abc import AsyncGenerator
 from starlette.concurrency import run_in_threadpool
 
 from app.db.broker import Dropped, EventRow, InProcessBroker
-from app.services.rooms import EVENT_PAGE, Rooms
+from app.services.rooms.rooms import Rooms
+from app.services.rooms.views import EVENT_PAGE
 
 __all__ = ["EventRow", "RoomFeed"]
 

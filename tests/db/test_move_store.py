@@ -1,5 +1,6 @@
-"""The move transaction (app/db/game_rows.py): the same behaviour on both databases, and on
-PostgreSQL two round trips of statements the app prepared itself."""
+"""The move transaction (app/db/move_store.py, on the statements of app/db/game_rows.py): the
+same behaviour on both databases, and on PostgreSQL two round trips of statements the app
+prepared itself."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ from fastapi import FastAPI
 from fastapi.testclient import TestClient
 from sqlalchemy.engine import make_url
 
-from app.db.game_rows import CoreTransaction, PostgresStatements, PostgresTransaction
+from app.db.move_store import CoreTransaction, PostgresStatements, PostgresTransaction
 from tests.web.support import error_code, log_rows, move, start
 
 
