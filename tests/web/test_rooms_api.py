@@ -12,9 +12,9 @@ from typing import Any
 import pytest
 from fastapi import FastAPI
 from fastapi.testclient import TestClient
-from sqlalchemy import select, update
+from sqlalchemy import func, select, update
 
-from app.db.models import Event, Game
+from app.db.models import Event, Game, as_utc
 from app.services.players import now
 from app.services.rooms.views import CODE_ALPHABET, Limits
 from tests.web.hidden import check_event
@@ -325,8 +325,11 @@ def test_the_sweep_deletes_events_past_their_retention_in_bounded_batches(
     join(api, old, new_player(api))
     join(api, old, new_player(api))
     assert len(events(app, old)) == 3  # created, and two joins
-    # Later than any clock the other tests of this database pretend (event ids follow time).
-    day_later = now() + timedelta(days=3)
+    # Later than any event of this database, whatever clock the other tests pretended (event
+    # ids follow time).
+    with app.state.services.sessions() as db:
+        latest = as_utc(db.scalar(select(func.max(Event.created_at)))) or now()
+    day_later = max(now(), latest) + timedelta(days=3)
     fresh = create(api, headers=new_player(api))["code"]
     with app.state.services.sessions.begin() as db:  # the fresh room's event is written a day later
         db.execute(update(Event).where(Event.room_code == fresh).values(created_at=day_later))
