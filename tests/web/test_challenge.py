@@ -4,6 +4,7 @@ the deal sealed until the day ends — against a scout with a second account."""
 
 from __future__ import annotations
 
+from contextlib import closing
 from datetime import timedelta
 from typing import Any
 
@@ -47,7 +48,8 @@ def test_one_clean_challenge_game_a_day(
         assert mine["your_game"] == game["id"] and mine["streak"] == 0
         assert mine["date"] == app.state.services.challenges.today().isoformat()
         assert mine["ends_at"] == end_of_day(app.state.services.challenges.today()).isoformat()
-        with TestClient(app, base_url="http://testserver") as nobody_client:
+        # Not entered: a second lifespan's end would close the services this test still uses.
+        with closing(TestClient(app, base_url="http://testserver")) as nobody_client:
             anonymous = nobody_client.get("/api/daily")
         assert anonymous.status_code == 200, anonymous.text
         nobody = anonymous.json()["challenge"][GAME]

@@ -7,6 +7,7 @@ from __future__ import annotations
 import html as markup
 import json
 import re
+from contextlib import closing
 from datetime import UTC, datetime, timedelta
 from functools import cache
 from html.parser import HTMLParser
@@ -423,11 +424,10 @@ def _competition_pages(
     event = int(capsys.readouterr().out.split()[1].rstrip(":"))
     pages: dict[str, str] = {}
     addresses = ("192.0.2.31", "198.51.100.32", "203.0.113.33")
-    with (
-        TestClient(app, base_url="http://testserver", client=(addresses[0], 1)) as a,
-        TestClient(app, base_url="http://testserver", client=(addresses[1], 1)) as b,
-        TestClient(app, base_url="http://testserver", client=(addresses[2], 1)) as c,
-    ):
+    # Not entered (``with TestClient``): that runs the app's lifespan again, and its end would
+    # close the services the test's own client still uses.
+    a, b, c = (TestClient(app, base_url="http://testserver", client=(ip, 1)) for ip in addresses)
+    with closing(a), closing(b), closing(c):
         for browser in (a, b, c):
             browser.cookies.set("lang", lang)
         pages["challenge"] = a.get(f"/daily/{GAME}/challenge").text
