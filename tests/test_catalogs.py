@@ -4,7 +4,9 @@ placeholders intact and its plural forms right."""
 
 from __future__ import annotations
 
+import os
 import re
+import shutil
 import subprocess
 import sys
 from html.parser import HTMLParser
@@ -73,6 +75,27 @@ def test_translations_keep_their_placeholders_and_plural_forms(lang: str) -> Non
     assert catalog.num_plurals == 2
     expected = "(n > 1)" if lang == "fr" else "(n != 1)"
     assert catalog.plural_expr == expected
+
+
+def test_updating_the_catalogs_changes_nothing_when_they_are_current(tmp_path: Path) -> None:
+    """scripts/catalogs.sh update, run on a copy of the current catalogs, gives them back
+    byte for byte: each language keeps its header (Language, Plural-Forms, the translators'
+    comment) and its POT-Creation-Date, so an update shows only the messages that changed."""
+    copy = tmp_path / "locale"
+    shutil.copytree(LOCALE_DIR, copy, ignore=shutil.ignore_patterns("*.mo"))
+    subprocess.run(
+        [str(PROJECT_DIR / "scripts" / "catalogs.sh"), "update"],
+        env={**os.environ, "CATALOGS_DIR": str(copy)},
+        check=True,
+        capture_output=True,
+    )
+    for lang in TRANSLATED:
+        po = Path(lang) / "LC_MESSAGES" / "messages.po"
+        updated = (copy / po).read_text()
+        assert updated.startswith("# "), f"{lang}: the header comment is gone"
+        assert f'"Language: {lang}\\n"' in updated, f"{lang}: the header is gone"
+        assert updated == (LOCALE_DIR / po).read_text(), f"{lang}: update changed the catalog"
+    assert (copy / "messages.pot").read_text() == (LOCALE_DIR / "messages.pot").read_text()
 
 
 def test_nothing_compiled_is_committed() -> None:

@@ -570,7 +570,7 @@ class Solver:
         try:
             get_ruleset(slug)
         except UnknownGame as exc:
-            raise InvalidRequest(str(exc)) from None
+            raise InvalidRequest.of(exc.words) from None
         mine = select(Game.deal).where(Game.player_id == player_id, Game.game == slug)
         # Deals of someone's own in a competition (app/services/pool.py) are never dealt again.
         claimed = select(CompetitionDeal.deal).where(CompetitionDeal.game == slug)

@@ -408,6 +408,24 @@ def test_the_scripts_words_are_in_the_catalogs(client: TestClient) -> None:
     assert "<meta name=\"ph-words\" content='{}'>" in client.get("/").text
 
 
+def test_a_winnable_deal_of_an_unknown_game_is_refused_in_the_players_language(
+    client: TestClient,
+) -> None:
+    """The form's game is free text: the solver's refusal of a game it does not know keeps
+    the engine's words, so the player reads it in their language, not in English."""
+    said = {}
+    for lang in LANGS:
+        client.cookies.set("lang", lang)
+        page = post(client, "/games", {"game": "no-such-game", "winnable": "1"}, htmx=False)
+        assert page.status_code == 422, page.text
+        said[lang] = visible_text(page.text)
+    assert "There is no game called 'no-such-game'." in said["en"]
+    assert "Es gibt kein Spiel namens 'no-such-game'." in said["de"]
+    for lang in TRANSLATED:
+        assert "There is no game" not in said[lang], (lang, said[lang])
+        assert not english_left(said[lang], lang, also=("no-such-game",)), (lang, said[lang])
+
+
 # -- the competition pages, the HTTPS page, hint estimates and validation messages -----------
 
 
