@@ -585,20 +585,27 @@ class Solver:
                 )
             ).all()
         name = GAMES[slug].name
+        if not pool and slug == "quadruple-interchange":
+            raise NoCertifiedDeals(
+                "No %(name)s deal has been certified winnable yet: the solver rarely decides a "
+                "Quadruple Interchange deal within its budget, so this pool is empty until an "
+                "operator certifies some (an operator runs: python -m app.cli certify --game "
+                "%(slug)s --count N).",
+                name=name,
+                slug=slug,
+            )
         if not pool:
             raise NoCertifiedDeals(
-                f"No {name} deal has been certified winnable yet"
-                + (
-                    ": the solver rarely decides a Quadruple Interchange deal within its "
-                    "budget, so this pool is empty until an operator certifies some "
-                    if slug == "quadruple-interchange"
-                    else " "
-                )
-                + f"(an operator runs: python -m app.cli certify --game {slug} --count N)."
+                "No %(name)s deal has been certified winnable yet (an operator runs: "
+                "python -m app.cli certify --game %(slug)s --count N).",
+                name=name,
+                slug=slug,
             )
         if not deals:
             raise NoCertifiedDealsLeft(
-                f"You have played every {name} deal certified winnable so far ({pool}); "
-                "more are certified by an operator."
+                "You have played every %(name)s deal certified winnable so far (%(pool)s); "
+                "more are certified by an operator.",
+                name=name,
+                pool=pool,
             )
         return self.games.start(player_id, slug, self._rng.choice(deals))
