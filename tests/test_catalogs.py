@@ -4,6 +4,7 @@ placeholders intact and its plural forms right."""
 
 from __future__ import annotations
 
+import ast
 import os
 import re
 import shutil
@@ -229,3 +230,33 @@ def test_the_template_check_finds_words_outside_the_catalogs(tmp_path: Path) -> 
         "<script>var never = 'checked';</script>{{ rules.name }} · Patience Hall"
     )
     assert _english_in_template(page) == ["Hello", "Hover me", '"day"']
+
+
+def _refusals_with_unlisted_messages(root: Path) -> list[str]:
+    """Calls of a refusal (a class named in keywords.txt) whose message is not a literal the
+    extraction can read: an f-string or a joined string is English in every language."""
+    keywords = (LOCALE_DIR / "keywords.txt").read_text().split()
+    refusals = {k.split(":")[0] for k in keywords if k[0].isupper()}
+    found = []
+    for path in sorted(root.rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(), str(path))):
+            if not isinstance(node, ast.Call) or not node.args:
+                continue
+            func = node.func
+            name = func.id if isinstance(func, ast.Name) else getattr(func, "attr", None)
+            if name in refusals and isinstance(node.args[0], ast.JoinedStr | ast.BinOp):
+                found.append(f"{path.relative_to(root.parent)}:{node.lineno}: {name}")
+    return found
+
+
+def test_no_refusal_builds_its_message_outside_the_catalogs() -> None:
+    """A refusal's message is a template with parameters (``Refusal("… %(n)s …", n=n)``), so
+    that the catalogs hold it and the player reads it in their language."""
+    assert _refusals_with_unlisted_messages(PROJECT_DIR / "app") == []
+
+
+def test_the_refusal_check_finds_an_f_string(tmp_path: Path) -> None:
+    module = tmp_path / "app" / "example.py"
+    module.parent.mkdir()
+    module.write_text('def f(n):\n    raise GameOver(f"over after {n} moves")\n')
+    assert _refusals_with_unlisted_messages(tmp_path / "app") == ["app/example.py:2: GameOver"]

@@ -82,8 +82,8 @@ class DealSealed(ServiceError):
 
     status, code = 403, "deal_sealed"
 
-    def __init__(self, message: str, opens_at: str | None = None) -> None:
-        super().__init__(message)
+    def __init__(self, message: str, opens_at: str | None = None, **params: object) -> None:
+        super().__init__(message, **params)
         if opens_at is not None:
             self.details = {"opens_at": opens_at}
 

@@ -84,8 +84,10 @@ def _first_answer(
 
 def _stale(record: GameRow, version: int | None) -> StaleVersion:
     return StaleVersion(
-        f"The board has changed since you saw it (version {version}, now "
-        f"{record.version}); here is the current board."
+        "The board has changed since you saw it (version %(version)s, now %(now)s); here is "
+        "the current board.",
+        version=version,
+        now=record.version,
     )
 
 
@@ -247,9 +249,7 @@ class GameActions(GameBase):
         except IllegalMove as exc:
             raise IllegalMoveError.of(exc.words) from None
         except InvalidMove as exc:
-            refused = InvalidRequest(str(exc))
-            refused.words = exc.words
-            raise refused from None
+            raise InvalidRequest.of(exc.words) from None
         legal = rules.legal_moves(step.after)
         record.state = dumps(step.after)
         record.moves += 1
@@ -342,8 +342,8 @@ class GameActions(GameBase):
         if record.status != Status.PLAYING:
             if record.moves >= self.max_moves:
                 raise GameOver(
-                    f"The game is over: it reached the limit of {self.max_moves} moves and "
-                    "counts as lost."
+                    "The game is over: it reached the limit of %(most)s moves and counts as lost.",
+                    most=self.max_moves,
                 )
             raise GameOver("The game is over (%(status)s).", status=record.status)
         if version != record.version:

@@ -86,8 +86,10 @@ def claim(
         if found is None:
             name = GAMES[slug].name
             raise NoCertifiedDeals(
-                f"No fresh certified {name} deal is left for competitions; an operator "
-                f"certifies more (python -m app.cli certify --game {slug} --count N)."
+                "No fresh certified %(name)s deal is left for competitions; an operator "
+                "certifies more (python -m app.cli certify --game %(slug)s --count N).",
+                name=name,
+                slug=slug,
             )
         deal, par = found[0], _par(found[1], found[2])
         try:

@@ -205,8 +205,9 @@ class Sealer:
             assert seal.until is not None
             raise DealSealed(
                 "This deal was dealt to one player in a competition that is still open: "
-                f"nobody else may play it until {seal.until:%Y-%m-%d %H:%M} UTC.",
+                "nobody else may play it until %(until)s UTC.",
                 seal.until.isoformat(),
+                until=f"{seal.until:%Y-%m-%d %H:%M}",
             )
 
     def of_many(

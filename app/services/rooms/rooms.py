@@ -310,7 +310,8 @@ class Rooms(RoomReads):
         )
         if (count or 0) >= self.limits.rooms_per_player:
             raise TooManyRooms(
-                f"You are in {self.limits.rooms_per_player} rooms already: leave one first."
+                "You are in %(count)s rooms already: leave one first.",
+                count=self.limits.rooms_per_player,
             )
 
     @staticmethod

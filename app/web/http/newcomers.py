@@ -28,7 +28,6 @@ from __future__ import annotations
 
 import hmac
 import logging
-import math
 import secrets
 from typing import Annotated
 
@@ -133,16 +132,15 @@ def admit(request: Request) -> None:
     try:
         limits.hit_address(request, limits.new_players)
         return
-    except RateLimited as over:
+    except RateLimited:
         nonce = request.session.get(SESSION_NONCE)
         if not isinstance(nonce, str) or not _spend(request, nonce):
             request.session.pop(SESSION_NONCE, None)
-            minutes = max(1, math.ceil(over.retry_after / 60))
             raise RateLimited(
                 "Many new players have started from this address in the last hour (a café, "
                 "a school?). To tell people from scripts, this page does about a second of "
                 "work first: wait a moment and try again. (It needs JavaScript; without it, "
-                f"try again in about {minutes} minute{'s' * (minutes != 1)}.)",
+                "try again within the hour.)",
                 2,
             ) from None
     request.session.pop(SESSION_NONCE, None)
