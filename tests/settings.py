@@ -5,7 +5,8 @@ machine that may be loaded. Every app a test builds starts from :func:`suite_set
 no test meets a limit it is not about: the budget of expensive pages and the wait for a turn
 are tested on their own (tests/web/test_limits.py), the rate limits too
 (tests/web/test_security.py), and so is judging ended games' deals
-(tests/web/test_solver_routes.py).
+(tests/web/test_solver_routes.py). The solver's searches are bounded by positions alone, so
+that no answer depends on how fast the machine is at the moment.
 """
 
 from __future__ import annotations
@@ -63,6 +64,11 @@ def suite_settings(database_url: str, **overrides: Any) -> Settings:
         "solver_judge_seconds": 0.0,
         # The suite keeps its processes busy: judging would wait for a quiet moment for good.
         "solver_judge_busy_share": 0.0,
+        # Searches bounded by positions alone, in workers at the suite's own priority: on a
+        # machine kept busy by others, idle-class workers got no CPU and every time budget ran
+        # out ("unknown" hints, undecided analyses). Positions give the same answer anywhere.
+        "solver_time_limits": False,
+        "solver_idle_priority": False,
         **TEST_LIMITS,
     }
     values.update(overrides)

@@ -40,9 +40,21 @@ CHROMIUM_ARGS = [
 SCREENSHOTS = PROJECT_DIR / "test-artifacts" / "screenshots"
 
 try:
-    from playwright.sync_api import Browser, BrowserContext, Page, Playwright, sync_playwright
+    from playwright.sync_api import (
+        Browser,
+        BrowserContext,
+        Page,
+        Playwright,
+        expect,
+        sync_playwright,
+    )
 except ImportError:  # pragma: no cover - the dev extras install it
     sync_playwright = None  # type: ignore[assignment]
+else:
+    # Every wait is on a condition: it ends as soon as the page gets there, so a generous
+    # bound costs a passing test nothing, and a machine kept busy by others fails nothing
+    # (Playwright's own default for ``expect`` is 5 s).
+    expect.set_options(timeout=30_000)
 
 
 @dataclass(frozen=True)
@@ -128,7 +140,13 @@ def serve(where: Path, **settings: str) -> Iterator[Server]:
         # The walks step through replays far faster than a person: the share of a worker's time
         # that replays may take is tested on its own (tests/web/test_limits.py).
         "EXPENSIVE_SHARE": "1.0",
-        "HINT_SECONDS": "30",  # a busy test machine must not turn a hint into "undecided"
+        # A busy test machine must not turn a hint into "undecided": searches are bounded by
+        # positions alone, in workers at the server's own priority (an idle-class worker gets
+        # no CPU while other processes hold every core). Judging ended games' deals, which no
+        # browser test reads, is off: it would take a core from the browser (tests/web test it).
+        "SOLVER_TIME_LIMITS": "false",
+        "SOLVER_IDLE_PRIORITY": "false",
+        "SOLVER_JUDGE_SECONDS": "0",
         # On a loaded CI machine a request may wait seconds for a thread or for SQLite's write
         # lock; the defaults (2 s, 1 s) would turn that into a 503 the board cannot recover from.
         # Those limits are tested on their own (tests/web/test_limits.py, test_faults.py).
@@ -203,7 +221,7 @@ document.addEventListener("securitypolicyviolation", (e) => {
 def context(browser: Browser, server: Server) -> Iterator[BrowserContext]:
     """A fresh browser profile: a new visitor (a player once it acts)."""
     ctx = browser.new_context(base_url=server.url, viewport={"width": 1280, "height": 800})
-    ctx.set_default_timeout(10_000)
+    ctx.set_default_timeout(30_000)
     ctx.add_init_script(REPORT_CSP)
     yield ctx
     ctx.close()

@@ -211,7 +211,7 @@ def people(
     ]
     pages = [c.new_page() for c in contexts]
     for p in pages:
-        p.set_default_timeout(15_000)
+        p.set_default_timeout(30_000)
         p.on("pageerror", lambda exc: errors.append(str(exc)))
     return contexts, pages
 

@@ -35,13 +35,6 @@ from tests.web.support import (
 WON_DEAL, LOST_DEAL = 1, 3  # Castle's End, development key
 
 
-@pytest.fixture(autouse=True)
-def patient_solver(app: FastAPI, monkeypatch: pytest.MonkeyPatch) -> None:
-    # The machine running the tests may be busy: give searches time enough to decide.
-    monkeypatch.setattr(solver_of(app), "hint_seconds", 30.0)
-    monkeypatch.setattr(solver_of(app), "analysis_seconds", 60.0)
-
-
 def notation(m: dict[str, Any]) -> str:
     return f"{m['from']}-{m['to']}" + (f"/{m['count']}" if m["count"] > 1 else "")
 

@@ -16,7 +16,7 @@ from sqlalchemy.exc import OperationalError
 from app.cli import main
 from app.config import Settings
 from app.engine import Move, get_ruleset
-from app.services.solver_jobs import Verdict, judge_deal
+from app.services.solver_jobs import CERTIFY_NODES, Verdict, judge_deal
 from app.services.solver_pool import CpuShare
 from app.solver import Outcome
 from tests.aio import run
@@ -32,12 +32,6 @@ from tests.web.support import (
 )
 
 WON_DEAL, LOST_DEAL = 1, 3  # Castle's End, development key (tests/solver decides them)
-
-
-@pytest.fixture(autouse=True)
-def patient_solver(app: FastAPI, monkeypatch: pytest.MonkeyPatch) -> None:
-    # The machine running the tests may be busy: give searches time enough to decide.
-    monkeypatch.setattr(solver_of(app), "hint_seconds", 30.0)
 
 
 def hint_of(api: TestClient, game_id: str) -> dict[str, Any]:
@@ -73,6 +67,34 @@ def test_a_lost_castles_end_deal_is_said_to_be_lost(api: TestClient) -> None:
         "hints_used": 1,
         "casual": True,
     }
+
+
+@pytest.mark.parametrize("time_limits", [True, False])
+def test_without_time_limits_searches_are_bounded_by_positions_alone(
+    api: TestClient, app: FastAPI, monkeypatch: pytest.MonkeyPatch, time_limits: bool
+) -> None:
+    """SOLVER_TIME_LIMITS: on, a hint's search has its seconds and the app waits a little
+    longer for a worker; off (the suite's settings), positions alone bound the search and
+    the app waits for the answer however long it takes."""
+    solver = solver_of(app)
+    assert solver.time_limits is False  # the suite's settings
+    monkeypatch.setattr(solver, "time_limits", time_limits)
+    monkeypatch.setattr(solver, "hint_nodes", 5_000)
+    asked: list[tuple[float | None, tuple[Any, ...]]] = []
+
+    async def here(timeout: float | None, fn: Any, *args: Any) -> Any:
+        asked.append((timeout, args))
+        return fn(*args)
+
+    monkeypatch.setattr(solver.pool, "run", here)
+    game = start(api, "castles-end", LOST_DEAL)
+    assert hint_of(api, game["id"])["outcome"] == "lost"
+    ((timeout, (_, seconds, nodes)),) = asked
+    assert nodes == 5_000
+    if time_limits:
+        assert seconds == solver.hint_seconds and timeout is not None and timeout > seconds
+    else:
+        assert seconds is None and timeout is None
 
 
 @pytest.mark.slow
@@ -299,11 +321,13 @@ def test_the_deal_page_says_what_the_deal_allowed(client: TestClient, app: FastA
     assert "What the deal allowed" in text and "cannot be won" in text
 
 
-def _decided_castles_end_deal(key: bytes, first: int) -> tuple[int, Outcome]:
-    """A Castle's End deal from ``first`` on that the solver decides, and its outcome (found
-    here by the solver itself, not written down)."""
+def _decided_castles_end_deal(
+    key: bytes, first: int, nodes: int = CERTIFY_NODES
+) -> tuple[int, Outcome]:
+    """A Castle's End deal from ``first`` on that the solver decides within ``nodes``
+    positions, and its outcome (found here by the solver itself, not written down)."""
     for number in range(first, first + 50):
-        outcome = judge_deal("castles-end", number, key).outcome
+        outcome = judge_deal("castles-end", number, key, nodes, None).outcome
         if outcome is not Outcome.UNKNOWN:
             return number, outcome
     raise AssertionError("no decided deal")
@@ -332,12 +356,12 @@ def test_an_ended_games_deal_is_judged_in_the_pool_and_shown(
     api: TestClient, app: FastAPI, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     solver = solver_of(app)
-    monkeypatch.setattr(solver, "judge_seconds", 30.0)
+    monkeypatch.setattr(solver, "judge_seconds", 30.0)  # on (the suite's settings: off)
     key = app.state.settings.deal_key_bytes
     for first, want in ((700, Outcome.WINNABLE), (800, Outcome.LOST)):
         number, outcome = first, Outcome.UNKNOWN
         while outcome is not want:  # one deal of each kind, as the solver finds them
-            number, outcome = _decided_castles_end_deal(key, number + 1)
+            number, outcome = _decided_castles_end_deal(key, number + 1, solver.judge_nodes)
         _forget_verdict(app, "castles-end", number)
         game = start(api, "castles-end", number)
         ended = api.post(f"/api/games/{game['id']}/resign")
