@@ -46,6 +46,11 @@ TEST_LIMITS = RateLimits(
 )
 
 
+# Positions for the suite's own verdicts on Castle's End deals (and the apps' judging): its
+# deals are decided in a few hundred to a few thousand positions (tests/solver).
+SEARCH_NODES = 20_000
+
+
 def suite_settings(database_url: str, **overrides: Any) -> Settings:
     """Test settings on ``database_url``; ``overrides`` name the limits a test is about."""
     values: dict[str, Any] = {
@@ -69,6 +74,14 @@ def suite_settings(database_url: str, **overrides: Any) -> Settings:
         # out ("unknown" hints, undecided analyses). Positions give the same answer anywhere.
         "solver_time_limits": False,
         "solver_idle_priority": False,
+        # Smaller than production's budgets, decided the same: the search's first depth-first
+        # pass takes 5% of its budget, and at 2,000,000 (300,000) positions that pass found
+        # Castle's End deal 1 after 10,973 positions, a 401-move line, ~5 s to find and
+        # shorten; at 100,000 the next pass wins in 805 (~1 s). Where cards are hidden, hints
+        # keep their own smaller budgets (app/services/solver_jobs.py).
+        "solver_hint_nodes": 100_000,
+        "solver_analysis_nodes": 100_000,
+        "solver_judge_nodes": SEARCH_NODES,
         **TEST_LIMITS,
     }
     values.update(overrides)

@@ -147,6 +147,7 @@ def serve(where: Path, **settings: str) -> Iterator[Server]:
         "SOLVER_TIME_LIMITS": "false",
         "SOLVER_IDLE_PRIORITY": "false",
         "SOLVER_JUDGE_SECONDS": "0",
+        "SOLVER_HINT_NODES": "100000",  # as in tests/settings.py: Castle's End hints in ~1 s
         # On a loaded CI machine a request may wait seconds for a thread or for SQLite's write
         # lock; the defaults (2 s, 1 s) would turn that into a 503 the board cannot recover from.
         # Those limits are tested on their own (tests/web/test_limits.py, test_faults.py).

@@ -16,10 +16,11 @@ from sqlalchemy.exc import OperationalError
 from app.cli import main
 from app.config import Settings
 from app.engine import Move, get_ruleset
-from app.services.solver_jobs import CERTIFY_NODES, Verdict, judge_deal
+from app.services.solver_jobs import Verdict, judge_deal
 from app.services.solver_pool import CpuShare
 from app.solver import Outcome
 from tests.aio import run
+from tests.settings import SEARCH_NODES
 from tests.web.support import (
     GAME_SLUGS,
     error_code,
@@ -152,7 +153,7 @@ def test_a_solver_that_does_not_answer_in_time_gives_no_hint(
 def test_winnable_games_come_from_the_certified_pool(api: TestClient, app: FastAPI) -> None:
     refused = api.post("/api/games", json={"game": "quadruple-interchange", "winnable": True})
     assert error_code(refused, 409) == "no_certified_deals"
-    assert solver_of(app).certify("castles-end", 1) >= 1
+    assert solver_of(app).certify("castles-end", 1, nodes=SEARCH_NODES, seconds=600) >= 1
     pool = set()
     with app.state.services.sessions() as db:
         from sqlalchemy import select
@@ -194,7 +195,7 @@ def test_the_home_page_offers_a_winnable_deal_once_its_pool_holds_one(
     empty = post(client, "/games", {"game": "castles-end", "winnable": "1"}, htmx=False)
     assert empty.status_code == 409
     assert "No Castle&#39;s End deal has been certified winnable yet" in empty.text
-    assert solver_of(app).certify("castles-end", 1) >= 1
+    assert solver_of(app).certify("castles-end", 1, nodes=SEARCH_NODES, seconds=600) >= 1
     home = client.get("/").text
     assert _winnable_button(home, "castles-end")
     assert not any(_winnable_button(home, slug) for slug in GAME_SLUGS if slug != "castles-end")
@@ -230,8 +231,8 @@ def test_a_finished_game_says_whether_its_deal_could_be_won(api: TestClient, app
     solver = solver_of(app)
     key = app.state.settings.deal_key_bytes
     for number in (WON_DEAL, LOST_DEAL):
-        solver.store(judge_deal("castles-end", number, key), certified=False)
-    assert judge_deal("castles-end", LOST_DEAL, key).outcome is Outcome.LOST
+        solver.store(judge_deal("castles-end", number, key, SEARCH_NODES), certified=False)
+    assert judge_deal("castles-end", LOST_DEAL, key, SEARCH_NODES).outcome is Outcome.LOST
     answers = {}
     for number in (WON_DEAL, LOST_DEAL, 424242):
         game = start(api, "castles-end", number)
@@ -293,7 +294,7 @@ def test_deal_pages_show_the_verdict_only_to_who_finished_the_deal(
 ) -> None:
     solver = solver_of(app)
     key = app.state.settings.deal_key_bytes
-    solver.store(judge_deal("castles-end", WON_DEAL, key), certified=False)
+    solver.store(judge_deal("castles-end", WON_DEAL, key, SEARCH_NODES), certified=False)
     before = api.get(f"/api/deals/castles-end/{WON_DEAL}").json()
     assert "winnable" not in before and "solution" not in before
     game = start(api, "castles-end", WON_DEAL)
@@ -313,7 +314,7 @@ def test_deal_pages_show_the_verdict_only_to_who_finished_the_deal(
 
 def test_the_deal_page_says_what_the_deal_allowed(client: TestClient, app: FastAPI) -> None:
     key = app.state.settings.deal_key_bytes
-    solver_of(app).store(judge_deal("castles-end", LOST_DEAL, key), certified=False)
+    solver_of(app).store(judge_deal("castles-end", LOST_DEAL, key, SEARCH_NODES), certified=False)
     page = f"/deal/castles-end/{LOST_DEAL}"
     assert "What the deal allowed" not in client.get(page).text
     finish_deal(client, "castles-end", LOST_DEAL)
@@ -322,7 +323,7 @@ def test_the_deal_page_says_what_the_deal_allowed(client: TestClient, app: FastA
 
 
 def _decided_castles_end_deal(
-    key: bytes, first: int, nodes: int = CERTIFY_NODES
+    key: bytes, first: int, nodes: int = SEARCH_NODES
 ) -> tuple[int, Outcome]:
     """A Castle's End deal from ``first`` on that the solver decides within ``nodes``
     positions, and its outcome (found here by the solver itself, not written down)."""
@@ -462,7 +463,7 @@ def test_judging_an_ended_game_keeps_a_decided_or_certified_verdict(app: FastAPI
     key = app.state.settings.deal_key_bytes
     number, outcome = _decided_castles_end_deal(key, 900)
     _forget_verdict(app, "castles-end", number)
-    found = judge_deal("castles-end", number, key)
+    found = judge_deal("castles-end", number, key, SEARCH_NODES)
     solver.store(found, certified=True)
     assert solver.needs_verdict("castles-end", number) is False
     other = Outcome.LOST if outcome is Outcome.WINNABLE else Outcome.WINNABLE
@@ -482,7 +483,7 @@ def test_the_solution_of_a_finished_game_is_a_replay(
 ) -> None:
     solver = solver_of(app)
     key = app.state.settings.deal_key_bytes
-    solver.store(judge_deal("castles-end", WON_DEAL, key), certified=False)
+    solver.store(judge_deal("castles-end", WON_DEAL, key, SEARCH_NODES), certified=False)
     line = solver.solution("castles-end", WON_DEAL)
     assert line
     game = start(api, "castles-end", WON_DEAL)
@@ -515,9 +516,8 @@ def test_the_solution_of_a_finished_game_is_a_replay(
 
 def test_a_deal_without_a_winning_line_has_no_solution_page(api: TestClient, app: FastAPI) -> None:
     solver = solver_of(app)
-    solver.store(
-        judge_deal("castles-end", LOST_DEAL, app.state.settings.deal_key_bytes), certified=False
-    )
+    key = app.state.settings.deal_key_bytes
+    solver.store(judge_deal("castles-end", LOST_DEAL, key, SEARCH_NODES), certified=False)
     game = start(api, "castles-end", LOST_DEAL)
     over = api.post(f"/api/games/{game['id']}/resign").json()
     assert over["deal_winnable"] is False
