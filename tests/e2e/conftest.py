@@ -65,16 +65,34 @@ class Server:
     log: Path
 
 
+def _bindable(port: int) -> bool:
+    with socket.socket() as s:
+        try:
+            s.bind(("127.0.0.1", port))
+        except OSError:
+            return False
+        return True
+
+
 def _free_port() -> int:
-    if os.environ.get("E2E_PORT"):  # a port of one's own, where several suites share a machine
-        return int(os.environ["E2E_PORT"])
+    """Any free port; or, with E2E_PORT (ports of one's own, where several suites share a
+    machine), the first free one of ten from E2E_PORT + 10 × the xdist worker's number: each
+    worker runs servers of its own (the session's, and a test's with settings of its own),
+    and two of them on one port left a browser talking to another worker's server."""
+    if os.environ.get("E2E_PORT"):
+        worker = os.environ.get("PYTEST_XDIST_WORKER", "gw0").removeprefix("gw")
+        first = int(os.environ["E2E_PORT"]) + 10 * (int(worker) if worker.isdigit() else 0)
+        for port in range(first, first + 10):
+            if _bindable(port):
+                return port
+        raise RuntimeError(f"no free port from E2E_PORT's {first} to {first + 9}")
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return int(s.getsockname()[1])
 
 
 def _wait_until_up(url: str, proc: subprocess.Popen[bytes], log: Path) -> None:
-    deadline = time.monotonic() + 30
+    deadline = time.monotonic() + 120  # a loaded machine: migrations ran, the app still imports
     while time.monotonic() < deadline:
         if proc.poll() is not None:
             raise RuntimeError(f"the server stopped: {log.read_text()[-2000:]}")
@@ -123,8 +141,7 @@ def serve(where: Path, **settings: str) -> Iterator[Server]:
     database = where / "e2e.db"
     url = f"sqlite:///{database}"
     migrate(url)
-    # E2E_PORT: a port of one's own on a shared machine (else any free one).
-    port = int(os.environ.get("E2E_PORT") or _free_port())
+    port = _free_port()
     env = {
         **os.environ,
         "APP_ENV": "test",
