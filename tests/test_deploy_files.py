@@ -226,7 +226,7 @@ def production_server(tmp_path: Path) -> Iterator[str]:
         )
     base = f"http://127.0.0.1:{port}"
     try:
-        deadline = time.monotonic() + 60
+        deadline = time.monotonic() + 180  # a loaded machine: it imports the app twice
         while True:
             try:
                 if _request(f"{base}/healthz")[0] == 200:
