@@ -259,6 +259,7 @@ def test_the_start_script_migrates_then_serves_in_production(production_server: 
     assert _request(f"{production_server}/api/games/{game['id']}")[1]["id"] == game["id"]
 
 
+@pytest.mark.slow
 def test_the_start_script_refuses_production_with_the_development_deal_key(
     tmp_path: Path,
 ) -> None:

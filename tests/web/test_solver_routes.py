@@ -353,6 +353,7 @@ def _wait_for_verdict(api: TestClient, game_id: str, seconds: float = 90.0) -> A
     return None
 
 
+@pytest.mark.slow
 def test_an_ended_games_deal_is_judged_in_the_pool_and_shown(
     api: TestClient, app: FastAPI, monkeypatch: pytest.MonkeyPatch
 ) -> None:
