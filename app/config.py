@@ -168,6 +168,19 @@ class Settings(BaseSettings):
     # Judging waits for a quiet moment: it is skipped while an app process uses more than this
     # share of a core (measured over the last two seconds); 0 judges however busy it is.
     solver_judge_busy_share: float = Field(default=0.25, ge=0, le=64)
+    # Positions a search may enter: a hint's (where cards are hidden, a smaller share per game:
+    # app/services/solver_jobs.py), a finished game's analysis's, and an ended game's deal's.
+    solver_hint_nodes: int = Field(default=2_000_000, ge=1)
+    solver_analysis_nodes: int = Field(default=300_000, ge=1)
+    solver_judge_nodes: int = Field(default=300_000, ge=1)
+    # The seconds above bound searches as well as positions do; false: positions alone, and the
+    # app waits for a worker however long it takes. Machine speed then changes no answer (the
+    # test suite, on a loaded machine); production keeps wall time bounded.
+    solver_time_limits: bool = True
+    # The workers run at the lowest CPU priority (Linux's idle class, niceness 19), so that
+    # searches take only what the requests leave; false: the app's own priority (the test
+    # suite: on a machine kept busy by others, idle-class workers get no CPU at all).
+    solver_idle_priority: bool = True
 
     # Rooms and races (app/services/rooms/rooms.py).
     race_countdown_s: float = Field(default=3.0, ge=0, le=60)

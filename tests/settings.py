@@ -5,7 +5,8 @@ machine that may be loaded. Every app a test builds starts from :func:`suite_set
 no test meets a limit it is not about: the budget of expensive pages and the wait for a turn
 are tested on their own (tests/web/test_limits.py), the rate limits too
 (tests/web/test_security.py), and so is judging ended games' deals
-(tests/web/test_solver_routes.py).
+(tests/web/test_solver_routes.py). The solver's searches are bounded by positions alone, so
+that no answer depends on how fast the machine is at the moment.
 """
 
 from __future__ import annotations
@@ -45,6 +46,11 @@ TEST_LIMITS = RateLimits(
 )
 
 
+# Positions for the suite's own verdicts on Castle's End deals (and the apps' judging): its
+# deals are decided in a few hundred to a few thousand positions (tests/solver).
+SEARCH_NODES = 20_000
+
+
 def suite_settings(database_url: str, **overrides: Any) -> Settings:
     """Test settings on ``database_url``; ``overrides`` name the limits a test is about."""
     values: dict[str, Any] = {
@@ -63,6 +69,19 @@ def suite_settings(database_url: str, **overrides: Any) -> Settings:
         "solver_judge_seconds": 0.0,
         # The suite keeps its processes busy: judging would wait for a quiet moment for good.
         "solver_judge_busy_share": 0.0,
+        # Searches bounded by positions alone, in workers at the suite's own priority: on a
+        # machine kept busy by others, idle-class workers got no CPU and every time budget ran
+        # out ("unknown" hints, undecided analyses). Positions give the same answer anywhere.
+        "solver_time_limits": False,
+        "solver_idle_priority": False,
+        # Smaller than production's budgets, decided the same: the search's first depth-first
+        # pass takes 5% of its budget, and at 2,000,000 (300,000) positions that pass found
+        # Castle's End deal 1 after 10,973 positions, a 401-move line, ~5 s to find and
+        # shorten; at 100,000 the next pass wins in 805 (~1 s). Where cards are hidden, hints
+        # keep their own smaller budgets (app/services/solver_jobs.py).
+        "solver_hint_nodes": 100_000,
+        "solver_analysis_nodes": 100_000,
+        "solver_judge_nodes": SEARCH_NODES,
         **TEST_LIMITS,
     }
     values.update(overrides)

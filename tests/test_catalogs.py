@@ -34,6 +34,7 @@ def _ids(catalog: Catalog) -> set[tuple[object, str | None]]:
     return {(m.id, m.context) for m in catalog if m.id}
 
 
+@pytest.mark.slow
 def test_the_template_is_current_with_the_sources(tmp_path: Path) -> None:
     """scripts/catalogs.sh extract, run now, gives the committed messages.pot: no message of a
     template or module is left out of the catalogs (run the script and commit its output)."""

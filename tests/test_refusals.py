@@ -86,6 +86,7 @@ def test_production_refuses_another_deal_key_than_the_databases(pg_url: str) -> 
     _closed(create_app(dev))
 
 
+@pytest.mark.slow
 def test_the_start_script_refuses_sqlite_in_production(tmp_path: Path) -> None:
     env = {
         **os.environ,

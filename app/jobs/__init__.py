@@ -43,7 +43,7 @@ from app.bootstrap import opened
 from app.config import Settings, get_settings
 from app.engine import GAMES
 from app.services.solver import Solver
-from app.services.solver_jobs import JUDGE_NODES, Verdict, judge_deal
+from app.services.solver_jobs import Verdict, judge_deal
 
 log = logging.getLogger(__name__)
 QUEUE = "solver"
@@ -92,8 +92,8 @@ def judge(game: str, deal: int) -> str:
     with _solver() as solver:
         if not solver.needs_verdict(game, deal):
             return "known"
-        seconds = settings.solver_judge_seconds or 3.0
-        verdict = judge_deal(game, deal, solver.deal_key, JUDGE_NODES, seconds)
+        seconds = (settings.solver_judge_seconds or 3.0) if settings.solver_time_limits else None
+        verdict = judge_deal(game, deal, solver.deal_key, settings.solver_judge_nodes, seconds)
         solver.store_judged(verdict)
         return verdict.outcome.value
 

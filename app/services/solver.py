@@ -1,8 +1,9 @@
 """The solver as a service: hints, the solver's verdicts on deals, and the certified pool.
 
 Searches run in worker processes (``SolverPool``, app/services/solver_pool.py; what they run
-is app/services/solver_jobs.py), each within a time budget that the worker
-checks through the clock the service hands the pure solver; the web layer awaits them without
+is app/services/solver_jobs.py), each within a budget of positions and (unless
+``time_limits`` is off) a time budget that the worker checks through the clock the service
+hands the pure solver; the web layer awaits them without
 blocking the event loop or the threads that play moves, so a slow search never delays a move.
 """
 
@@ -44,10 +45,12 @@ from app.services.games import Games
 from app.services.players import now
 from app.services.solver_jobs import (
     ANALYSIS_JOB_SECONDS,
+    ANALYSIS_NODES,
     ANALYSIS_POLL_SECONDS,
     BUSY_SLACK_SECONDS,
     CERTIFY_NODES,
     CERTIFY_SECONDS,
+    HINT_NODES,
     JUDGE_NODES,
     POOLS_SECONDS,
     QUICK_ESTIMATE_NODES,
@@ -84,6 +87,11 @@ class Solver:
     # A deal is judged when a game of it ends, within this many seconds (0: never).
     judge_seconds: float = 3.0
     judge_nodes: int = JUDGE_NODES
+    hint_nodes: int = HINT_NODES
+    analysis_nodes: int = ANALYSIS_NODES
+    # Off: positions alone bound every search, and a worker's answer is awaited however long
+    # it takes (the test suite: answers then do not depend on how busy the machine is).
+    time_limits: bool = True
     # Judging waits while this process uses more than this share of a core (0: never waits).
     judge_busy_share: float = 0.25
     busy: CpuShare = field(default_factory=CpuShare)
@@ -101,6 +109,15 @@ class Solver:
     # for the workers, which store it with the game; a request waits for it this long at most.
     analyse_later: Callable[[str, str, int, list[str]], None] | None = None
     analysis_wait_seconds: float = 10.0
+
+    def _budget(self, seconds: float) -> float | None:
+        """The seconds a search may take, or None: positions alone (``time_limits`` off)."""
+        return seconds if self.time_limits else None
+
+    def _wait(self, seconds: float) -> float | None:
+        """How long to wait for a worker that searches for ``seconds``: a free one may be a
+        while coming (``BUSY_SLACK_SECONDS``); None (for good) when ``time_limits`` is off."""
+        return seconds + BUSY_SLACK_SECONDS if self.time_limits else None
 
     # -- hints ------------------------------------------------------------------------------
 
@@ -148,13 +165,21 @@ class Solver:
         answer = await to_thread.run_sync(self.kept_line, game_id, state_text)
         if answer is None:
             answer = await self.pool.run(
-                self.hint_seconds + BUSY_SLACK_SECONDS, hint_job, state_text, self.hint_seconds
+                self._wait(self.hint_seconds),
+                hint_job,
+                state_text,
+                self._budget(self.hint_seconds),
+                self.hint_nodes,
             )
             if answer is not None and answer.get("line"):
                 await to_thread.run_sync(self.keep_line, game_id, state_text, answer["line"])
         if answer is None and not fully_visible(loads(state_text)):
             answer = await to_thread.run_sync(
-                hint_job, state_text, 1.0, QUICK_ESTIMATE_NODES, QUICK_ESTIMATE_SAMPLES
+                hint_job,
+                state_text,
+                self._budget(1.0),
+                QUICK_ESTIMATE_NODES,
+                QUICK_ESTIMATE_SAMPLES,
             )
             # Said in the player's language by the web: the prefix, then the estimate's words
             # (or its fixed message, a catalog message of its own).
@@ -233,14 +258,15 @@ class Solver:
             return lost_deal_analysis()
         outcome = None if known is None else "winnable"
         answer: dict[str, Any] | None = await self.pool.run(
-            self.analysis_seconds + BUSY_SLACK_SECONDS,
+            self._wait(self.analysis_seconds),
             analysis_job,
             slug,
             number,
             self.deal_key,
             moves,
             outcome,
-            self.analysis_seconds,
+            self._budget(self.analysis_seconds),
+            self.analysis_nodes,
         )
         if answer is None:
             return undecided_analysis()
@@ -268,7 +294,15 @@ class Solver:
             return True
         known = self.verdict(slug, number)
         outcome = None if known is None else ("winnable" if known else "lost")
-        answer = analysis_job(slug, number, self.deal_key, moves, outcome, ANALYSIS_JOB_SECONDS)
+        answer = analysis_job(
+            slug,
+            number,
+            self.deal_key,
+            moves,
+            outcome,
+            self._budget(ANALYSIS_JOB_SECONDS),
+            self.analysis_nodes,
+        )
         if answer["decided"]:
             self.store_analysis(game_id, answer)
         return bool(answer["decided"])
@@ -380,13 +414,13 @@ class Solver:
             if not await to_thread.run_sync(self.needs_verdict, slug, number):
                 return None
             verdict = await self.pool.run(
-                self.judge_seconds + BUSY_SLACK_SECONDS,
+                self._wait(self.judge_seconds),
                 judge_deal,
                 slug,
                 number,
                 self.deal_key,
                 self.judge_nodes,
-                self.judge_seconds,
+                self._budget(self.judge_seconds),
             )
             if verdict is not None:
                 await to_thread.run_sync(self.store_judged, verdict)

@@ -1,6 +1,7 @@
 """What a solver worker process runs: a hint, a finished game's analysis, a deal's verdict.
-Each is a plain function of plain values (they cross a process boundary), bounded by nodes and
-by a deadline the worker checks on its own clock; the pure solver does the searching."""
+Each is a plain function of plain values (they cross a process boundary), bounded by nodes and,
+unless its seconds are None, by a deadline the worker checks on its own clock; the pure solver
+does the searching."""
 
 from __future__ import annotations
 
@@ -23,7 +24,10 @@ BUSY_SLACK_SECONDS = 5.0  # waiting for a free worker, on top of the search's ow
 POOLS_SECONDS = 30.0  # how long the home page may show which games have a certified pool
 
 
-def _deadline_check(seconds: float) -> Callable[[], bool]:
+def _deadline_check(seconds: float | None) -> Callable[[], bool] | None:
+    """None (positions alone bound the search) when ``seconds`` is None (SOLVER_TIME_LIMITS)."""
+    if seconds is None:
+        return None
     deadline = time.monotonic() + seconds
     return lambda: time.monotonic() > deadline
 
@@ -44,7 +48,7 @@ QUICK_ESTIMATE_SAMPLES = 2
 
 
 def hint_job(
-    state_text: str, seconds: float, nodes: int = HINT_NODES, samples: int = SAMPLES
+    state_text: str, seconds: float | None, nodes: int = HINT_NODES, samples: int = SAMPLES
 ) -> dict[str, Any]:
     """A hint for a stored state; runs in a worker process. An exact winnable hint comes with
     its whole winning line (``line``, move texts), for the service to keep with the game."""
@@ -85,7 +89,7 @@ def analysis_job(
     key: bytes,
     moves: list[str],
     known: str | None,
-    seconds: float,
+    seconds: float | None,
     nodes: int = ANALYSIS_NODES,
 ) -> dict[str, Any]:
     """The analysis of a finished game (contract v3); runs in a worker process. ``known``:
@@ -132,10 +136,11 @@ class Verdict:
 
 
 def judge_deal(
-    slug: str, number: int, key: bytes, nodes: int = CERTIFY_NODES, seconds: float = 60.0
+    slug: str, number: int, key: bytes, nodes: int = CERTIFY_NODES, seconds: float | None = None
 ) -> Verdict:
-    """Solve a deal with every card known; a winning line is shortened and replayed through the
-    engine before it is believed."""
+    """Solve a deal with every card known, within ``nodes`` positions (and ``seconds``, unless
+    None); a winning line is shortened and replayed through the engine before it is
+    believed."""
     rules = get_ruleset(slug)
     deal = rules.deal(number, key)
     result = solve(deal, Budget(nodes=nodes, out_of_time=_deadline_check(seconds)))

@@ -18,14 +18,15 @@ log = logging.getLogger(__name__)
 T = TypeVar("T")
 
 
-def _exit_with_parent(parent: int) -> None:
-    """In a worker: run below the app's priority, and end when the app process that started it
-    is gone. Searches use the CPU the moves leave: judging the deals of ended games took a
-    core from the moves under load (bench/RESULTS.md). A worker kept busy by a search outlived
-    a ``shutdown(wait=False)``, and one whose app was killed (``kill -9``, a stopped test
-    server) was left running for good, holding a core."""
-    os.nice(SOLVER_NICENESS)
-    _run_when_idle()
+def _exit_with_parent(parent: int, idle: bool = True) -> None:
+    """In a worker: run below the app's priority (unless ``idle`` is false), and end when the
+    app process that started it is gone. Searches use the CPU the moves leave: judging the
+    deals of ended games took a core from the moves under load (bench/RESULTS.md). A worker
+    kept busy by a search outlived a ``shutdown(wait=False)``, and one whose app was killed
+    (``kill -9``, a stopped test server) was left running for good, holding a core."""
+    if idle:
+        os.nice(SOLVER_NICENESS)
+        _run_when_idle()
 
     def watch() -> None:
         while os.getppid() == parent:
@@ -54,10 +55,12 @@ def _run_when_idle() -> None:
 
 
 class SolverPool:
-    """Worker processes for searches, started on first use (``spawn``: no forked threads)."""
+    """Worker processes for searches, started on first use (``spawn``: no forked threads);
+    ``idle``: at the lowest CPU priority (SOLVER_IDLE_PRIORITY), else at the app's own."""
 
-    def __init__(self, workers: int) -> None:
+    def __init__(self, workers: int, *, idle: bool = True) -> None:
         self.workers = workers
+        self.idle = idle
         self._pool: ProcessPoolExecutor | None = None
 
     def _executor(self) -> ProcessPoolExecutor:
@@ -66,12 +69,13 @@ class SolverPool:
                 self.workers,
                 mp_context=multiprocessing.get_context("spawn"),
                 initializer=_exit_with_parent,
-                initargs=(os.getpid(),),
+                initargs=(os.getpid(), self.idle),
             )
         return self._pool
 
-    async def run(self, timeout: float, fn: Callable[..., T], *args: Any) -> T | None:
-        """``fn(*args)`` in a worker; None when it has not answered within ``timeout``."""
+    async def run(self, timeout: float | None, fn: Callable[..., T], *args: Any) -> T | None:
+        """``fn(*args)`` in a worker; None when it has not answered within ``timeout`` seconds
+        (None: it is awaited however long it takes)."""
         loop = asyncio.get_running_loop()
         future = loop.run_in_executor(self._executor(), fn, *args)
         try:

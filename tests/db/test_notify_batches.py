@@ -23,7 +23,7 @@ BURST = 100
 def _received(listener: psycopg.Connection[tuple[object, ...]], want: int) -> list[list[int]]:
     """The NOTIFY payloads of our channel, as id lists, until ``want`` ids have come."""
     batches: list[list[int]] = []
-    deadline = time.monotonic() + 10
+    deadline = time.monotonic() + 30
     while sum(map(len, batches)) < want:
         left = deadline - time.monotonic()
         assert left > 0, f"only {batches} arrived"

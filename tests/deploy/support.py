@@ -72,7 +72,7 @@ def process(
             proc.wait(5)
 
 
-def wait_until_up(url: str, proc: subprocess.Popen[bytes], log: Path, seconds: float = 30) -> None:
+def wait_until_up(url: str, proc: subprocess.Popen[bytes], log: Path, seconds: float = 120) -> None:
     deadline = time.monotonic() + seconds
     while True:
         if proc.poll() is not None:

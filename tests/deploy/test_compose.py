@@ -252,7 +252,7 @@ def test_the_worker_service_takes_a_job_and_a_killed_workers_job_is_taken_again(
     )  # fmt: skip
     status = f"SELECT status FROM procrastinate_jobs WHERE id = {long}"
     try:
-        deadline = time.monotonic() + 30
+        deadline = time.monotonic() + 120
         while _scalar(url, status) != "doing":
             assert time.monotonic() < deadline, "the worker did not take the job"
             time.sleep(0.1)
@@ -262,7 +262,7 @@ def test_the_worker_service_takes_a_job_and_a_killed_workers_job_is_taken_again(
     assert _scalar(url, status) == "doing"  # lost with its worker, until…
 
     async def requeue() -> list[int]:
-        deadline = time.monotonic() + 30
+        deadline = time.monotonic() + 120
         async with make_jobs(url).open_async() as app:
             while True:  # the worker's last heartbeat ages past the limit
                 again = await requeue_stalled(app, seconds=1.0)

@@ -105,7 +105,7 @@ def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
         for proc, port, log in ((a, ports[0], logs[0]), (b, ports[1], logs[1])):
             wait_until_up(f"http://127.0.0.1:{port}/healthz", proc, log)
         site = f"https://{SITE}:{https}"
-        deadline = time.monotonic() + 30
+        deadline = time.monotonic() + 120
         while True:  # Caddy makes its CA and certificate first
             try:
                 if httpx.get(f"{site}/healthz", verify=False, timeout=2).status_code == 200:

@@ -40,9 +40,21 @@ CHROMIUM_ARGS = [
 SCREENSHOTS = PROJECT_DIR / "test-artifacts" / "screenshots"
 
 try:
-    from playwright.sync_api import Browser, BrowserContext, Page, Playwright, sync_playwright
+    from playwright.sync_api import (
+        Browser,
+        BrowserContext,
+        Page,
+        Playwright,
+        expect,
+        sync_playwright,
+    )
 except ImportError:  # pragma: no cover - the dev extras install it
     sync_playwright = None  # type: ignore[assignment]
+else:
+    # Every wait is on a condition: it ends as soon as the page gets there, so a generous
+    # bound costs a passing test nothing, and a machine kept busy by others fails nothing
+    # (Playwright's own default for ``expect`` is 5 s).
+    expect.set_options(timeout=30_000)
 
 
 @dataclass(frozen=True)
@@ -53,16 +65,34 @@ class Server:
     log: Path
 
 
+def _bindable(port: int) -> bool:
+    with socket.socket() as s:
+        try:
+            s.bind(("127.0.0.1", port))
+        except OSError:
+            return False
+        return True
+
+
 def _free_port() -> int:
-    if os.environ.get("E2E_PORT"):  # a port of one's own, where several suites share a machine
-        return int(os.environ["E2E_PORT"])
+    """Any free port; or, with E2E_PORT (ports of one's own, where several suites share a
+    machine), the first free one of ten from E2E_PORT + 10 × the xdist worker's number: each
+    worker runs servers of its own (the session's, and a test's with settings of its own),
+    and two of them on one port left a browser talking to another worker's server."""
+    if os.environ.get("E2E_PORT"):
+        worker = os.environ.get("PYTEST_XDIST_WORKER", "gw0").removeprefix("gw")
+        first = int(os.environ["E2E_PORT"]) + 10 * (int(worker) if worker.isdigit() else 0)
+        for port in range(first, first + 10):
+            if _bindable(port):
+                return port
+        raise RuntimeError(f"no free port from E2E_PORT's {first} to {first + 9}")
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return int(s.getsockname()[1])
 
 
 def _wait_until_up(url: str, proc: subprocess.Popen[bytes], log: Path) -> None:
-    deadline = time.monotonic() + 30
+    deadline = time.monotonic() + 120  # a loaded machine: migrations ran, the app still imports
     while time.monotonic() < deadline:
         if proc.poll() is not None:
             raise RuntimeError(f"the server stopped: {log.read_text()[-2000:]}")
@@ -111,8 +141,7 @@ def serve(where: Path, **settings: str) -> Iterator[Server]:
     database = where / "e2e.db"
     url = f"sqlite:///{database}"
     migrate(url)
-    # E2E_PORT: a port of one's own on a shared machine (else any free one).
-    port = int(os.environ.get("E2E_PORT") or _free_port())
+    port = _free_port()
     env = {
         **os.environ,
         "APP_ENV": "test",
@@ -128,7 +157,14 @@ def serve(where: Path, **settings: str) -> Iterator[Server]:
         # The walks step through replays far faster than a person: the share of a worker's time
         # that replays may take is tested on its own (tests/web/test_limits.py).
         "EXPENSIVE_SHARE": "1.0",
-        "HINT_SECONDS": "30",  # a busy test machine must not turn a hint into "undecided"
+        # A busy test machine must not turn a hint into "undecided": searches are bounded by
+        # positions alone, in workers at the server's own priority (an idle-class worker gets
+        # no CPU while other processes hold every core). Judging ended games' deals, which no
+        # browser test reads, is off: it would take a core from the browser (tests/web test it).
+        "SOLVER_TIME_LIMITS": "false",
+        "SOLVER_IDLE_PRIORITY": "false",
+        "SOLVER_JUDGE_SECONDS": "0",
+        "SOLVER_HINT_NODES": "100000",  # as in tests/settings.py: Castle's End hints in ~1 s
         # On a loaded CI machine a request may wait seconds for a thread or for SQLite's write
         # lock; the defaults (2 s, 1 s) would turn that into a 503 the board cannot recover from.
         # Those limits are tested on their own (tests/web/test_limits.py, test_faults.py).
@@ -203,7 +239,7 @@ document.addEventListener("securitypolicyviolation", (e) => {
 def context(browser: Browser, server: Server) -> Iterator[BrowserContext]:
     """A fresh browser profile: a new visitor (a player once it acts)."""
     ctx = browser.new_context(base_url=server.url, viewport={"width": 1280, "height": 800})
-    ctx.set_default_timeout(10_000)
+    ctx.set_default_timeout(30_000)
     ctx.add_init_script(REPORT_CSP)
     yield ctx
     ctx.close()

@@ -15,12 +15,21 @@ from app.engine.cards import RANKS, SUITS, name_of, parse_code
 CODE_BY_NAME = {name_of(parse_code(r + s)): r + s for r in RANKS for s in SUITS}
 
 
+# The longest any step of a walk waits for the page to get where it is going. Every wait is on
+# a condition, so this costs a passing test nothing; on a machine whose cores other processes
+# hold, the server, Chromium and axe share what is left, and one step of a long walk (a
+# deal's page, its form's POST, the new board) took longer than 30 s.
+PATIENCE_MS = 90_000
+
+
 def open_deal(page: Page, slug: str, deal: int) -> str:
     """Open the deal's shared page, press *Play this deal*; returns the new game's id."""
-    page.goto(f"/deal/{slug}/{deal}")
-    page.get_by_role("button", name="Play this deal").click()
-    page.wait_for_url(re.compile(r"/games/[A-Za-z0-9_-]+$"))
-    page.wait_for_selector("#game-status")
+    page.goto(f"/deal/{slug}/{deal}", timeout=PATIENCE_MS)
+    play = page.get_by_role("button", name="Play this deal")
+    play.wait_for(timeout=PATIENCE_MS)
+    play.click(timeout=PATIENCE_MS)
+    page.wait_for_url(re.compile(r"/games/[A-Za-z0-9_-]+$"), timeout=PATIENCE_MS)
+    page.wait_for_selector("#game-status", timeout=PATIENCE_MS)
     return page.url.rsplit("/", 1)[1]
 
 
@@ -211,7 +220,7 @@ def people(
     ]
     pages = [c.new_page() for c in contexts]
     for p in pages:
-        p.set_default_timeout(15_000)
+        p.set_default_timeout(30_000)
         p.on("pageerror", lambda exc: errors.append(str(exc)))
     return contexts, pages
 

@@ -305,7 +305,7 @@ def test_a_replay_plays_by_itself_without_reloading(sized: Page) -> None:
     page.evaluate("() => { window.__same_page = true; }")
     page.get_by_label("Speed").select_option("fast")
     page.get_by_role("button", name="▶ Play").click()
-    expect(now).to_have_attribute("data-step", "4", timeout=10_000)
+    expect(now).to_have_attribute("data-step", "4", timeout=30_000)
     expect(page.get_by_role("button", name="▶ Play")).to_be_visible()  # stopped at the end
     expect(log.nth(3)).to_have_attribute("aria-current", "step")
     assert page.url.endswith("step=4")
@@ -350,7 +350,7 @@ def test_watching_a_game_in_play_follows_it(page: Page, browser: Browser, server
         page.locator("#pile-f1").click()
         wait_version(page, 1)
         # No reload: the watcher's page asks for the board and shows the move within seconds.
-        expect(other.locator("#game-status")).to_have_attribute("data-version", "1", timeout=10_000)
+        expect(other.locator("#game-status")).to_have_attribute("data-version", "1", timeout=30_000)
         assert other.locator("#pile-f1 > li").count() == 1
     finally:
         watcher.close()

@@ -34,7 +34,7 @@ def _page(browser: Browser, server: Server, lang: str, width: int, height: int) 
         locale=LOCALES[lang],  # the browser's Accept-Language chooses the language
         has_touch=width < 600,
     )
-    ctx.set_default_timeout(10_000)
+    ctx.set_default_timeout(30_000)
     ctx.add_init_script(REPORT_CSP)
     errors: list[str] = []
     page = ctx.new_page()

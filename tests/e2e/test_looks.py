@@ -15,7 +15,7 @@ from app.config import PROJECT_DIR
 from app.engine import GAMES, Move
 from tests.e2e.axe import assert_clean_in_both_themes
 from tests.e2e.conftest import Server
-from tests.e2e.helpers import click_move, game_json, open_deal, version, wait_version
+from tests.e2e.helpers import PATIENCE_MS, click_move, game_json, open_deal, version, wait_version
 from tests.e2e.test_flows import _castles_end_one_card_from_winning, _set_state
 from tests.e2e.test_play import PLANS
 
@@ -90,7 +90,7 @@ def test_every_page_is_axe_clean_in_both_themes(
 ) -> None:
     phone = size["width"] < 600
     ctx = browser.new_context(base_url=server.url, viewport=size, has_touch=phone, is_mobile=phone)
-    ctx.set_default_timeout(30_000)
+    ctx.set_default_timeout(PATIENCE_MS)  # a long walk: see PATIENCE_MS
     try:
         page = ctx.new_page()
         game_id = open_deal(page, "corners", 3)

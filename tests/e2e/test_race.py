@@ -88,7 +88,7 @@ def test_two_racers_and_a_spectator(browser: Browser, server: Server, screenshot
         expect(watcher.locator(".racer-watch")).to_have_count(2)
         expect(named.locator(".racer-watch")).to_have_count(0)
         assert _not_reloaded(watcher)
-        expect(watcher.locator("#countdown")).to_have_text(re.compile("Go!"), timeout=10_000)
+        expect(watcher.locator("#countdown")).to_have_text(re.compile("Go!"), timeout=30_000)
 
         # Each racer goes to their own board; the anonymous one plays, the other resigns.
         board = contexts[0].new_page()

@@ -521,6 +521,7 @@ def test_the_registry_holds_the_five_games() -> None:
     assert sorted(GAMES) == sorted(SLUGS)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("slug", SLUGS)
 @PLAY_SETTINGS
 @given(plan=plans())
@@ -532,6 +533,7 @@ def test_random_play_keeps_every_invariant(slug: str, plan: Plan) -> None:
     record(rules, start, state, log)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("slug", SLUGS)
 @REFUSAL_SETTINGS
 @given(plan=plans(), phase=st.integers(0, REFUSAL_EVERY - 1))
@@ -547,6 +549,7 @@ def test_moves_not_listed_are_refused(slug: str, plan: Plan, phase: int) -> None
     plan=plans(max_moves=30),
     phase=st.integers(0, REFUSAL_EVERY - 1),
 )
+@pytest.mark.slow
 def test_scrambled_positions_keep_every_invariant(
     slug: str, rnd: random.Random, plan: Plan, phase: int
 ) -> None:

@@ -52,6 +52,7 @@ DEALS = {
 }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("game", sorted(DEALS))
 def test_every_solution_of_a_deal_replays_through_the_engine_to_a_win(game: str) -> None:
     rules = get_ruleset(game)
@@ -68,6 +69,7 @@ def test_every_solution_of_a_deal_replays_through_the_engine_to_a_win(game: str)
         assert decided == len(DEALS[game])
 
 
+@pytest.mark.slow
 def test_castles_end_has_won_and_lost_deals_and_lost_ones_are_exhaustively_lost() -> None:
     rules = get_ruleset("castles-end")
     outcomes = {}
@@ -85,6 +87,7 @@ def test_castles_end_has_won_and_lost_deals_and_lost_ones_are_exhaustively_lost(
     assert checked >= 1
 
 
+@pytest.mark.slow
 def test_shortened_lines_still_win_and_are_no_longer() -> None:
     model = model_for("castles-end")
     rules = get_ruleset("castles-end")
@@ -484,6 +487,7 @@ def test_the_patriarchs_dead_end_rule_never_calls_a_position_of_a_winning_line_l
         assert not model.dead(piles, redeals)
 
 
+@pytest.mark.slow
 def test_patriarchs_bytes_piles_give_the_keys_and_moves_of_engine_piles() -> None:
     model = model_for("patriarchs")
     rules = get_ruleset("patriarchs")

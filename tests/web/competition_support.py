@@ -36,7 +36,7 @@ def ensure_fresh(app: FastAPI, count: int, slug: str = GAME) -> None:
                 )
             )
         number = (highest or FIRST_DEAL - 1) + 1
-        verdict = judge_deal(slug, number, app.state.settings.deal_key_bytes, 50_000, 3.0)
+        verdict = judge_deal(slug, number, app.state.settings.deal_key_bytes, 50_000)
         solver.store(verdict, certified=True)
     raise AssertionError("could not certify enough deals")
 

@@ -61,7 +61,7 @@ def uvicorn_server_on(port: int, database_url: str, log: Path, **env: str) -> It
         )
     base = f"http://127.0.0.1:{port}"
     try:
-        deadline = time.monotonic() + 30
+        deadline = time.monotonic() + 120
         while True:
             if proc.poll() is not None:
                 raise RuntimeError(f"the server stopped: {log.read_text()[-2000:]}")

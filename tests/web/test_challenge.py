@@ -138,6 +138,7 @@ def test_standings_rank_wins_by_moves_over_par_then_active_time() -> None:
     assert [r[0] for r in ordered] == ["at-par", "quick-win", "slow-win", "playing", "lost"]
 
 
+@pytest.mark.slow
 def test_streaks_count_utc_days_won_across_day_boundaries_and_time_zones(
     app: FastAPI, api: TestClient, monkeypatch: pytest.MonkeyPatch
 ) -> None:

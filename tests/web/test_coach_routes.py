@@ -21,6 +21,7 @@ from app.services import daily
 from app.services.seal import end_of_day
 from app.services.solver_jobs import Verdict, analysis_job
 from app.solver import Budget, Outcome, solve
+from tests.settings import SEARCH_NODES
 from tests.web.support import (
     GAME_SLUGS,
     error_code,
@@ -35,13 +36,6 @@ from tests.web.support import (
 WON_DEAL, LOST_DEAL = 1, 3  # Castle's End, development key
 
 
-@pytest.fixture(autouse=True)
-def patient_solver(app: FastAPI, monkeypatch: pytest.MonkeyPatch) -> None:
-    # The machine running the tests may be busy: give searches time enough to decide.
-    monkeypatch.setattr(solver_of(app), "hint_seconds", 30.0)
-    monkeypatch.setattr(solver_of(app), "analysis_seconds", 60.0)
-
-
 def notation(m: dict[str, Any]) -> str:
     return f"{m['from']}-{m['to']}" + (f"/{m['count']}" if m["count"] > 1 else "")
 
@@ -51,8 +45,8 @@ def slipping_line() -> tuple[tuple[Move, ...], Move]:
     """Castle's End deal 1: a few moves of a winning line, then a move that loses the deal."""
     rules = get_ruleset("castles-end")
     state = rules.deal(WON_DEAL)
-    line = solve(state, Budget(nodes=200_000)).moves
-    budget = Budget(nodes=200_000)
+    budget = Budget(nodes=SEARCH_NODES)
+    line = solve(state, budget).moves
     for k, good in enumerate(line):
         if k >= 3:
             for m in rules.legal_moves(state):
@@ -111,7 +105,7 @@ def test_analysis_names_the_slip_and_try_again_starts_just_before_it(
     before = rules.replay(rules.deal(WON_DEAL), list(good))
     better = Move.parse(notation(found["slip"]["better"]))
     assert better in rules.legal_moves(before)
-    assert solve(rules.apply(before, better), Budget(nodes=200_000)).outcome is Outcome.WINNABLE
+    assert solve(rules.apply(before, better), Budget(SEARCH_NODES)).outcome is Outcome.WINNABLE
     with app.state.services.sessions() as db:  # stored with the game
         kept = db.get(GameCoach, game["id"])
         assert kept is not None and kept.analysis is not None
@@ -175,7 +169,7 @@ def test_winnable_draws_skip_the_deals_the_caller_has_played(api: TestClient, ap
     with app.state.services.sessions.begin() as db:  # a pool of exactly two deals
         db.execute(delete(DealVerdict).where(DealVerdict.game == "castles-end"))
     solver = solver_of(app)
-    assert solver.certify("castles-end", 2) == 2
+    assert solver.certify("castles-end", 2, nodes=SEARCH_NODES, seconds=600) == 2
     first = api.post("/api/games", json={"game": "castles-end", "winnable": True})
     assert first.status_code == 201, first.text
     assert api.post(f"/api/games/{first.json()['id']}/resign").status_code == 200
@@ -320,7 +314,7 @@ def test_the_home_page_says_plainly_when_a_pool_is_empty(client: TestClient, app
         db.execute(delete(DealVerdict).where(DealVerdict.certified))
     solver = solver_of(app)
     solver._pools = None
-    assert solver.certify("castles-end", 1) >= 1
+    assert solver.certify("castles-end", 1, nodes=SEARCH_NODES, seconds=600) >= 1
     cards = {
         part.split("</h2>")[0]: part.split("</li>")[0]
         for part in client.get("/").text.split('<li class="game-card">\n    <h2>')[1:]

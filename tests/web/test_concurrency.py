@@ -31,7 +31,7 @@ def _hold_at_the_lock(monkeypatch: pytest.MonkeyPatch, games: Games, parties: in
     """Make every change's transaction wait until ``parties`` requests have reached it, so
     that they all race for the game's row lock at once (moves, undos and resigns all take
     it in the move store's transaction)."""
-    barrier = threading.Barrier(parties, timeout=15)
+    barrier = threading.Barrier(parties, timeout=60)
     transaction = games.store.transaction
 
     @contextmanager

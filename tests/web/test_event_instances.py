@@ -52,6 +52,7 @@ def _solution(url: str, game_id: str) -> list[str]:
     return str(text).split()
 
 
+@pytest.mark.slow
 def test_live_standings_reach_both_instances(
     instances: tuple[str, str, str], capsys: pytest.CaptureFixture[str]
 ) -> None:

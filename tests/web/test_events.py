@@ -51,6 +51,7 @@ def test_scoring_doubles_on_a_streak_of_two_wins() -> None:
     assert score([]) == (0, 0, 0)
 
 
+@pytest.mark.slow
 def test_an_event_with_three_players_scores_and_recounts(
     app: FastAPI, api: TestClient, settings: Settings, capsys: pytest.CaptureFixture[str]
 ) -> None:

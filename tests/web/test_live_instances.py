@@ -59,7 +59,7 @@ def _drop_listeners(url: str) -> list[int]:
 
 
 def _wait_for_listeners(url: str, old: list[int], count: int) -> None:
-    deadline = time.monotonic() + 15
+    deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
         now = _listeners(url)
         if len(now) >= count and not set(now) & set(old):

@@ -121,6 +121,7 @@ def test_a_forfeit_ranks_below_every_finisher() -> None:
     assert places(racers) == [3, 2, 1, 3]
 
 
+@pytest.mark.slow
 def test_a_rated_race_changes_ratings_as_openskill_computes(
     app: FastAPI,
     home: TestClient,

@@ -20,6 +20,7 @@ from app.services.solver_jobs import Verdict, judge_deal
 from app.services.solver_pool import CpuShare
 from app.solver import Outcome
 from tests.aio import run
+from tests.settings import SEARCH_NODES
 from tests.web.support import (
     GAME_SLUGS,
     error_code,
@@ -32,12 +33,6 @@ from tests.web.support import (
 )
 
 WON_DEAL, LOST_DEAL = 1, 3  # Castle's End, development key (tests/solver decides them)
-
-
-@pytest.fixture(autouse=True)
-def patient_solver(app: FastAPI, monkeypatch: pytest.MonkeyPatch) -> None:
-    # The machine running the tests may be busy: give searches time enough to decide.
-    monkeypatch.setattr(solver_of(app), "hint_seconds", 30.0)
 
 
 def hint_of(api: TestClient, game_id: str) -> dict[str, Any]:
@@ -73,6 +68,34 @@ def test_a_lost_castles_end_deal_is_said_to_be_lost(api: TestClient) -> None:
         "hints_used": 1,
         "casual": True,
     }
+
+
+@pytest.mark.parametrize("time_limits", [True, False])
+def test_without_time_limits_searches_are_bounded_by_positions_alone(
+    api: TestClient, app: FastAPI, monkeypatch: pytest.MonkeyPatch, time_limits: bool
+) -> None:
+    """SOLVER_TIME_LIMITS: on, a hint's search has its seconds and the app waits a little
+    longer for a worker; off (the suite's settings), positions alone bound the search and
+    the app waits for the answer however long it takes."""
+    solver = solver_of(app)
+    assert solver.time_limits is False  # the suite's settings
+    monkeypatch.setattr(solver, "time_limits", time_limits)
+    monkeypatch.setattr(solver, "hint_nodes", 5_000)
+    asked: list[tuple[float | None, tuple[Any, ...]]] = []
+
+    async def here(timeout: float | None, fn: Any, *args: Any) -> Any:
+        asked.append((timeout, args))
+        return fn(*args)
+
+    monkeypatch.setattr(solver.pool, "run", here)
+    game = start(api, "castles-end", LOST_DEAL)
+    assert hint_of(api, game["id"])["outcome"] == "lost"
+    ((timeout, (_, seconds, nodes)),) = asked
+    assert nodes == 5_000
+    if time_limits:
+        assert seconds == solver.hint_seconds and timeout is not None and timeout > seconds
+    else:
+        assert seconds is None and timeout is None
 
 
 @pytest.mark.slow
@@ -130,7 +153,7 @@ def test_a_solver_that_does_not_answer_in_time_gives_no_hint(
 def test_winnable_games_come_from_the_certified_pool(api: TestClient, app: FastAPI) -> None:
     refused = api.post("/api/games", json={"game": "quadruple-interchange", "winnable": True})
     assert error_code(refused, 409) == "no_certified_deals"
-    assert solver_of(app).certify("castles-end", 1) >= 1
+    assert solver_of(app).certify("castles-end", 1, nodes=SEARCH_NODES, seconds=600) >= 1
     pool = set()
     with app.state.services.sessions() as db:
         from sqlalchemy import select
@@ -172,7 +195,7 @@ def test_the_home_page_offers_a_winnable_deal_once_its_pool_holds_one(
     empty = post(client, "/games", {"game": "castles-end", "winnable": "1"}, htmx=False)
     assert empty.status_code == 409
     assert "No Castle&#39;s End deal has been certified winnable yet" in empty.text
-    assert solver_of(app).certify("castles-end", 1) >= 1
+    assert solver_of(app).certify("castles-end", 1, nodes=SEARCH_NODES, seconds=600) >= 1
     home = client.get("/").text
     assert _winnable_button(home, "castles-end")
     assert not any(_winnable_button(home, slug) for slug in GAME_SLUGS if slug != "castles-end")
@@ -208,8 +231,8 @@ def test_a_finished_game_says_whether_its_deal_could_be_won(api: TestClient, app
     solver = solver_of(app)
     key = app.state.settings.deal_key_bytes
     for number in (WON_DEAL, LOST_DEAL):
-        solver.store(judge_deal("castles-end", number, key), certified=False)
-    assert judge_deal("castles-end", LOST_DEAL, key).outcome is Outcome.LOST
+        solver.store(judge_deal("castles-end", number, key, SEARCH_NODES), certified=False)
+    assert judge_deal("castles-end", LOST_DEAL, key, SEARCH_NODES).outcome is Outcome.LOST
     answers = {}
     for number in (WON_DEAL, LOST_DEAL, 424242):
         game = start(api, "castles-end", number)
@@ -271,7 +294,7 @@ def test_deal_pages_show_the_verdict_only_to_who_finished_the_deal(
 ) -> None:
     solver = solver_of(app)
     key = app.state.settings.deal_key_bytes
-    solver.store(judge_deal("castles-end", WON_DEAL, key), certified=False)
+    solver.store(judge_deal("castles-end", WON_DEAL, key, SEARCH_NODES), certified=False)
     before = api.get(f"/api/deals/castles-end/{WON_DEAL}").json()
     assert "winnable" not in before and "solution" not in before
     game = start(api, "castles-end", WON_DEAL)
@@ -291,7 +314,7 @@ def test_deal_pages_show_the_verdict_only_to_who_finished_the_deal(
 
 def test_the_deal_page_says_what_the_deal_allowed(client: TestClient, app: FastAPI) -> None:
     key = app.state.settings.deal_key_bytes
-    solver_of(app).store(judge_deal("castles-end", LOST_DEAL, key), certified=False)
+    solver_of(app).store(judge_deal("castles-end", LOST_DEAL, key, SEARCH_NODES), certified=False)
     page = f"/deal/castles-end/{LOST_DEAL}"
     assert "What the deal allowed" not in client.get(page).text
     finish_deal(client, "castles-end", LOST_DEAL)
@@ -299,11 +322,13 @@ def test_the_deal_page_says_what_the_deal_allowed(client: TestClient, app: FastA
     assert "What the deal allowed" in text and "cannot be won" in text
 
 
-def _decided_castles_end_deal(key: bytes, first: int) -> tuple[int, Outcome]:
-    """A Castle's End deal from ``first`` on that the solver decides, and its outcome (found
-    here by the solver itself, not written down)."""
+def _decided_castles_end_deal(
+    key: bytes, first: int, nodes: int = SEARCH_NODES
+) -> tuple[int, Outcome]:
+    """A Castle's End deal from ``first`` on that the solver decides within ``nodes``
+    positions, and its outcome (found here by the solver itself, not written down)."""
     for number in range(first, first + 50):
-        outcome = judge_deal("castles-end", number, key).outcome
+        outcome = judge_deal("castles-end", number, key, nodes, None).outcome
         if outcome is not Outcome.UNKNOWN:
             return number, outcome
     raise AssertionError("no decided deal")
@@ -328,16 +353,17 @@ def _wait_for_verdict(api: TestClient, game_id: str, seconds: float = 90.0) -> A
     return None
 
 
+@pytest.mark.slow
 def test_an_ended_games_deal_is_judged_in_the_pool_and_shown(
     api: TestClient, app: FastAPI, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     solver = solver_of(app)
-    monkeypatch.setattr(solver, "judge_seconds", 30.0)
+    monkeypatch.setattr(solver, "judge_seconds", 30.0)  # on (the suite's settings: off)
     key = app.state.settings.deal_key_bytes
     for first, want in ((700, Outcome.WINNABLE), (800, Outcome.LOST)):
         number, outcome = first, Outcome.UNKNOWN
         while outcome is not want:  # one deal of each kind, as the solver finds them
-            number, outcome = _decided_castles_end_deal(key, number + 1)
+            number, outcome = _decided_castles_end_deal(key, number + 1, solver.judge_nodes)
         _forget_verdict(app, "castles-end", number)
         game = start(api, "castles-end", number)
         ended = api.post(f"/api/games/{game['id']}/resign")
@@ -438,7 +464,7 @@ def test_judging_an_ended_game_keeps_a_decided_or_certified_verdict(app: FastAPI
     key = app.state.settings.deal_key_bytes
     number, outcome = _decided_castles_end_deal(key, 900)
     _forget_verdict(app, "castles-end", number)
-    found = judge_deal("castles-end", number, key)
+    found = judge_deal("castles-end", number, key, SEARCH_NODES)
     solver.store(found, certified=True)
     assert solver.needs_verdict("castles-end", number) is False
     other = Outcome.LOST if outcome is Outcome.WINNABLE else Outcome.WINNABLE
@@ -458,7 +484,7 @@ def test_the_solution_of_a_finished_game_is_a_replay(
 ) -> None:
     solver = solver_of(app)
     key = app.state.settings.deal_key_bytes
-    solver.store(judge_deal("castles-end", WON_DEAL, key), certified=False)
+    solver.store(judge_deal("castles-end", WON_DEAL, key, SEARCH_NODES), certified=False)
     line = solver.solution("castles-end", WON_DEAL)
     assert line
     game = start(api, "castles-end", WON_DEAL)
@@ -491,9 +517,8 @@ def test_the_solution_of_a_finished_game_is_a_replay(
 
 def test_a_deal_without_a_winning_line_has_no_solution_page(api: TestClient, app: FastAPI) -> None:
     solver = solver_of(app)
-    solver.store(
-        judge_deal("castles-end", LOST_DEAL, app.state.settings.deal_key_bytes), certified=False
-    )
+    key = app.state.settings.deal_key_bytes
+    solver.store(judge_deal("castles-end", LOST_DEAL, key, SEARCH_NODES), certified=False)
     game = start(api, "castles-end", LOST_DEAL)
     over = api.post(f"/api/games/{game['id']}/resign").json()
     assert over["deal_winnable"] is False
