@@ -83,46 +83,63 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     queue = queue_of(settings)
     services = for_serving(settings, answer_json=answer_text, queue=queue)
 
+    entered = [0]  # lifespans of this app now running
+
     @asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:
-        # Blocking work (database calls) runs in this many threads per process. Far fewer
-        # threads than FastAPI's 40 keep them from fighting over the GIL, which under load
-        # doubled the CPU of a move; requests beyond them wait their turn in the event loop.
-        # Measured in bench/RESULTS.md (HTTP load).
-        to_thread.current_default_thread_limiter().total_tokens = settings.threadpool_size
-        # What exists now (modules, compiled statements, templates) lives as long as the
-        # process: frozen, the collector stops walking it; and collecting young objects less
-        # often makes fewer pauses land in the slowest moves (p99 at 500 moves/s: 109–125 ms
-        # → 59–94 ms, bench/RESULTS.md).
-        gc.collect()
-        gc.freeze()
-        gc.set_threshold(50_000, 50, 1000)
-        await services.broker.start()
-        if queue is not None:
-            await to_thread.run_sync(queue.app.open)
-        # Forfeits silent racers and closes idle rooms (app/services/rooms/rooms.py), and forms
-        # rated races from the queue even when no queued player polls (race_queue.py).
-        background = [
-            asyncio.create_task(
-                every(settings.room_sweep_s, services.rooms.sweep, "sweeping rooms")
-            ),
-            asyncio.create_task(
-                every(settings.race_queue_form_s, services.race_queue.form_due, "forming races")
-            ),
-        ]
-        services.solver.loop = asyncio.get_running_loop()  # deals judged when games end
-        yield
-        for task in background:
-            task.cancel()
-        for task in background:
-            with contextlib.suppress(asyncio.CancelledError):
-                await task
-        await services.broker.stop()
-        if queue is not None:
-            await to_thread.run_sync(queue.app.close)
-        services.solver.loop = None
-        services.close()
-        process_exited(os.getpid())
+        if entered[0]:
+            # A second lifespan while the first runs (tests open a client inside another's):
+            # it shares what the first started. Starting again would move the broker's tasks
+            # to this loop and leave the first loop's LISTEN connection open for ever, and its
+            # end would close the services the first still serves with.
+            entered[0] += 1
+            try:
+                yield
+            finally:
+                entered[0] -= 1
+            return
+        entered[0] = 1
+        try:
+            # Blocking work (database calls) runs in this many threads per process. Far fewer
+            # threads than FastAPI's 40 keep them from fighting over the GIL, which under load
+            # doubled the CPU of a move; requests beyond them wait their turn in the event loop.
+            # Measured in bench/RESULTS.md (HTTP load).
+            to_thread.current_default_thread_limiter().total_tokens = settings.threadpool_size
+            # What exists now (modules, compiled statements, templates) lives as long as the
+            # process: frozen, the collector stops walking it; and collecting young objects less
+            # often makes fewer pauses land in the slowest moves (p99 at 500 moves/s: 109–125 ms
+            # → 59–94 ms, bench/RESULTS.md).
+            gc.collect()
+            gc.freeze()
+            gc.set_threshold(50_000, 50, 1000)
+            await services.broker.start()
+            if queue is not None:
+                await to_thread.run_sync(queue.app.open)
+            # Forfeits silent racers and closes idle rooms (app/services/rooms/rooms.py), and forms
+            # rated races from the queue even when no queued player polls (race_queue.py).
+            background = [
+                asyncio.create_task(
+                    every(settings.room_sweep_s, services.rooms.sweep, "sweeping rooms")
+                ),
+                asyncio.create_task(
+                    every(settings.race_queue_form_s, services.race_queue.form_due, "forming races")
+                ),
+            ]
+            services.solver.loop = asyncio.get_running_loop()  # deals judged when games end
+            yield
+            for task in background:
+                task.cancel()
+            for task in background:
+                with contextlib.suppress(asyncio.CancelledError):
+                    await task
+            await services.broker.stop()
+            if queue is not None:
+                await to_thread.run_sync(queue.app.close)
+            services.solver.loop = None
+            services.close()
+            process_exited(os.getpid())
+        finally:
+            entered[0] = 0
 
     app = FastAPI(
         lifespan=lifespan,
