@@ -42,6 +42,7 @@ from app.services.errors import (
 )
 from app.services.game_views import GameView, plausible_id
 from app.services.games import Games
+from app.services.hint_views import HintView
 from app.services.players import now
 from app.services.solver_jobs import (
     ANALYSIS_JOB_SECONDS,
@@ -157,13 +158,13 @@ class Solver:
                 stats.count_hinted(db.connection(), game.player_id, game.game)
             return 1
 
-    async def hint(self, game_id: str, player_id: str) -> dict[str, Any]:
+    async def hint(self, game_id: str, player_id: str) -> HintView:
         """A hint for the caller's game in play: the next move of the winning line kept with
         the game while the player is on it (no search), else a search in a worker; a new
         exact winning line found is kept (``GameCoach``), so following hints wins."""
         state_text, version = await to_thread.run_sync(self.hint_position, game_id, player_id)
-        answer = await to_thread.run_sync(self.kept_line, game_id, state_text)
-        if answer is None:
+        given = await to_thread.run_sync(self.kept_line, game_id, state_text)
+        if given is None:
             answer = await self.pool.run(
                 self._wait(self.hint_seconds),
                 hint_job,
@@ -171,37 +172,38 @@ class Solver:
                 self._budget(self.hint_seconds),
                 self.hint_nodes,
             )
-            if answer is not None and answer.get("line"):
-                await to_thread.run_sync(self.keep_line, game_id, state_text, answer["line"])
-        if answer is None and not fully_visible(loads(state_text)):
-            answer = await to_thread.run_sync(
-                hint_job,
-                state_text,
-                self._budget(1.0),
-                QUICK_ESTIMATE_NODES,
-                QUICK_ESTIMATE_SAMPLES,
+            given = None if answer is None else HintView.of(answer)
+            if given is not None and given.line:
+                await to_thread.run_sync(self.keep_line, game_id, state_text, given.line)
+        if given is None and not fully_visible(loads(state_text)):
+            given = HintView.of(
+                await to_thread.run_sync(
+                    hint_job,
+                    state_text,
+                    self._budget(1.0),
+                    QUICK_ESTIMATE_NODES,
+                    QUICK_ESTIMATE_SAMPLES,
+                )
             )
             # Said in the player's language by the web: the prefix, then the estimate's words
             # (or its fixed message, a catalog message of its own).
             busy = Words("busy_estimate", N_("The solver is busy: a quick estimate."))
-            said = answer.get("words") or [Words("hint", str(answer["message"]))]
-            answer["words"] = [busy, *said]
-            answer["message"] = f"{busy} {answer['message']}"
-        if answer is None:
-            answer = {
-                "move": None,
-                "outcome": Outcome.UNKNOWN.value,
-                "exact": False,
-                "message": N_("The solver is busy: no hint this time. Try again in a moment."),
-                "chance": None,
-            }
-            hints = await to_thread.run_sync(self.hints_used, game_id)
+            given.words = [busy, *(given.words or [Words("hint", given.message)])]
+            given.message = f"{busy} {given.message}"
+        if given is None:
+            given = HintView(
+                None,
+                Outcome.UNKNOWN.value,
+                False,
+                N_("The solver is busy: no hint this time. Try again in a moment."),
+            )
+            given.hints_used = await to_thread.run_sync(self.hints_used, game_id)
         else:
-            hints = await to_thread.run_sync(self.record_hint, game_id)
-        answer.pop("line", None)
-        return {**answer, "version": version, "hints_used": hints, "casual": hints > 0}
+            given.hints_used = await to_thread.run_sync(self.record_hint, game_id)
+        given.version = version
+        return given
 
-    def kept_line(self, game_id: str, state_text: str) -> dict[str, Any] | None:
+    def kept_line(self, game_id: str, state_text: str) -> HintView | None:
         """The hint from the winning line kept with the game, if the position is on it."""
         with self.sessions() as db:
             row = db.get(GameCoach, game_id)
@@ -216,14 +218,12 @@ class Solver:
             return None
         if not rest:
             return None
-        move = rest[0]
-        return {
-            "move": {"from": move.source, "to": move.target, "count": move.count},
-            "outcome": Outcome.WINNABLE.value,
-            "exact": True,
-            "message": N_("This position can be won: try this move (the winning line continues)."),
-            "chance": None,
-        }
+        return HintView(
+            rest[0],
+            Outcome.WINNABLE.value,
+            True,
+            N_("This position can be won: try this move (the winning line continues)."),
+        )
 
     def keep_line(self, game_id: str, state_text: str, line: list[str]) -> None:
         """Keeps a winning line found from ``state_text`` with the game (replacing the last)."""

@@ -8,8 +8,7 @@ counts with the locale's digits) and the template is looked up in the catalogs.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from typing import Any
+from collections.abc import Sequence
 
 from app.engine import (
     Card,
@@ -25,6 +24,7 @@ from app.engine import (
     Words,
 )
 from app.services.errors import MESSAGE_PARAMS, ServiceError
+from app.services.hint_views import HintView
 from app.web.i18n import N_, current_lang, gettext, ngettext, number, percent, pgettext
 
 # Names of ranks and suits as the language writes them, looked up in the catalogs with a
@@ -139,11 +139,10 @@ def say_all(said: Sequence[Words]) -> str:
     return " ".join(say_words(w) for w in said)
 
 
-def hint_message(answer: Mapping[str, Any]) -> str:
+def hint_message(hint: HintView) -> str:
     """A hint's message in the player's language: its words (the solver's estimates, built
     from numbers), else its fixed message, a catalog message itself."""
-    said = answer.get("words")
-    return say_all(said) if said else gettext(str(answer["message"]))
+    return say_all(hint.words) if hint.words else gettext(hint.message)
 
 
 def refusal(exc: EngineError) -> str:

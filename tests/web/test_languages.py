@@ -8,6 +8,7 @@ import html as markup
 import json
 import re
 from contextlib import closing
+from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from functools import cache
 from html.parser import HTMLParser
@@ -23,6 +24,7 @@ from app.cli import main
 from app.config import Settings
 from app.db.models import QueuedRacer
 from app.engine import GAMES, IllegalMove, Move, Words, dumps, get_ruleset
+from app.services.hint_views import HintView
 from app.services.solver_jobs import hint_job
 from app.web.http.https import NeedsHttps
 from app.web.i18n import LANGS, LOCALE_DIR, accept_language, speaking
@@ -503,35 +505,35 @@ def test_the_https_page_speaks_the_browsers_language(lang: str) -> None:
     assert english_left(page.text, lang, also=("games.example.org",)) == set()
 
 
-def _estimates() -> list[dict[str, Any]]:
-    """Hint answers as the solver's worker gives them, from positions with hidden cards: an
+def _estimates() -> list[HintView]:
+    """Hints as the solver's worker gives them, from positions with hidden cards: an
     estimate that found wins, one that found none (a fallback's reason), and the busy prefix."""
-    answers = []
+    hints = []
     for slug, deal, nodes in (("corners", 5, 20_000), ("patriarchs", 4, 200)):
         state = get_ruleset(slug).deal(deal)
-        answers.append(hint_job(dumps(state), 5.0, nodes, 4))
+        hints.append(HintView.of(hint_job(dumps(state), 5.0, nodes, 4)))
     busy = Words("busy_estimate", "The solver is busy: a quick estimate.")
-    answers.append({**answers[-1], "words": [busy, *answers[-1]["words"]]})
-    return answers
+    hints.append(replace(hints[-1], words=[busy, *hints[-1].words]))
+    return hints
 
 
 def test_hint_estimates_are_words_said_in_each_language() -> None:
-    answers = _estimates()
-    assert {a["outcome"] for a in answers} == {"estimate"}
-    assert all(a["words"] for a in answers)
-    for answer in answers:
+    hints = _estimates()
+    assert {h.outcome for h in hints} == {"estimate"}
+    assert all(h.words for h in hints)
+    for hint in hints:
         with speaking("en"):
-            english = hint_message(answer)
-        if answer["words"][0].code != "busy_estimate":
-            assert english == answer["message"]  # the web's English is the solver's own
+            english = hint_message(hint)
+        if hint.words[0].code != "busy_estimate":
+            assert english == hint.message  # the web's English is the solver's own
         assert english.startswith(("Estimated chance of winning: ", "The solver is busy"))
         for lang in TRANSLATED:
             with speaking(lang):
-                said = hint_message(answer)
+                said = hint_message(hint)
             assert said != english and "%(" not in said, (lang, said)
             assert not english_left(said, lang), (lang, said)
     with speaking("de"):
-        chance = hint_message({"words": [answers[0]["words"][0]], "message": ""})
+        chance = hint_message(replace(hints[0], words=[hints[0].words[0]], message=""))
     assert chance.startswith("Geschätzte Gewinnchance: ") and "\u00a0%" in chance
 
 

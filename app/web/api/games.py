@@ -21,7 +21,13 @@ from app.web.api.schemas.base import (
     errors_of,
     whole_between,
 )
-from app.web.api.schemas.game_state import AnalysisAnswer, GameState, HintAnswer, state_response
+from app.web.api.schemas.game_state import (
+    AnalysisAnswer,
+    GameState,
+    HintAnswer,
+    hint_answer,
+    state_response,
+)
 from app.web.api.schemas.records import DealAnswer, deal_answer
 from app.web.deps import (
     AccountsDep,
@@ -149,9 +155,8 @@ async def game_hint(
     hidden cards; the game is casual from its first hint on."""
     limit_costly(request, "hints", player)
     given = await solver.hint(game_id, player)
-    given["message"] = hint_message(given)  # in the caller's language (Accept-Language)
-    given.pop("words", None)
-    return answer(HintAnswer.model_validate(given))
+    # The message in the caller's language (Accept-Language).
+    return answer(hint_answer(given, hint_message(given)))
 
 
 @router.get(

@@ -13,7 +13,7 @@ again only after a refusal, to show the truth.
 from __future__ import annotations
 
 import re
-from typing import Annotated, Any
+from typing import Annotated
 
 from fastapi import APIRouter, Form, Query, Request
 from fastapi.responses import RedirectResponse, Response
@@ -29,6 +29,7 @@ from app.services.errors import (
 )
 from app.services.game_views import GameView, Played
 from app.services.games import Games
+from app.services.hint_views import HintView
 from app.web import i18n
 from app.web.deps import AccountsDep, BrowserPlayer, GamesDep, SolverDep, ViewerDep
 from app.web.http.ratelimit import limit_costly, limit_player
@@ -359,27 +360,27 @@ async def hint(
     return vary_on_htmx(response)
 
 
-def hint_text(view: GameView, answer: dict[str, Any]) -> str:
+def hint_text(view: GameView, hint: HintView) -> str:
     """A hint in a player's words; it names only a card the player can see."""
-    move = answer["move"]
+    move = hint.move
     if move is None:
-        return hint_message(answer)
+        return hint_message(hint)
     rules = view.rules
-    if move["from"] == "stock":
+    if move.source == "stock":
         what = _("deal a card from the stock")
-    elif move["to"] == "stock":
+    elif move.target == "stock":
         what = _("turn the waste over")
     else:
-        cards = view.piles()[move["from"]].get("cards") or []
-        count = int(move["count"])
+        cards = view.piles()[move.source].get("cards") or []
+        count = move.count
         code = cards[-count] if len(cards) >= count else None
         card = code_label(code) if code else _("the top card")
         if count > 1:
             card = i18n.say("the run from %(card)s", card=card)
-        src, dst = rules.pile_index(move["from"]), rules.pile_index(move["to"])
+        src, dst = rules.pile_index(move.source), rules.pile_index(move.target)
         what = i18n.say(
             "move %(card)s from %(from)s to %(to)s",
             card=card,
             **{"from": pile_name(rules.pile_ref(src)), "to": pile_name(rules.pile_ref(dst))},
         )
-    return i18n.say("Hint: %(what)s.", what=what) + " " + hint_message(answer)
+    return i18n.say("Hint: %(what)s.", what=what) + " " + hint_message(hint)

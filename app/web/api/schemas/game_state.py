@@ -8,6 +8,7 @@ from pydantic import Field
 from pydantic_core import to_json
 
 from app.services.game_views import GameView
+from app.services.hint_views import HintView
 from app.web.api.schemas.base import RANKS, Answer, GameSlug, JSONBytes, PlayerRef, iso_or_none
 
 # -- game state -----------------------------------------------------------------------------
@@ -146,6 +147,25 @@ class HintAnswer(Answer):
     version: int = Field(description="the game version the hint is for")
     hints_used: int
     casual: bool = Field(description="a hinted game is casual from the first hint on")
+
+
+def hint_answer(hint: HintView, message: str) -> HintAnswer:
+    """A hint as the API answers it, its ``message`` already said in the caller's language."""
+    move = hint.move
+    return HintAnswer.model_validate(
+        {
+            "move": None
+            if move is None
+            else {"from": move.source, "to": move.target, "count": move.count},
+            "outcome": hint.outcome,
+            "exact": hint.exact,
+            "message": message,
+            "chance": hint.chance,
+            "version": hint.version,
+            "hints_used": hint.hints_used,
+            "casual": hint.casual,
+        }
+    )
 
 
 class SlipOut(Answer):
