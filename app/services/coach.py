@@ -44,7 +44,7 @@ from app.services.solver_jobs import (
     undecided_analysis,
 )
 from app.solver import Outcome, follow
-from app.solver.hints import fully_visible
+from app.solver.sampling import fully_visible
 
 log = logging.getLogger("app.services.solver")
 

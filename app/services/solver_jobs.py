@@ -13,7 +13,8 @@ from typing import Any
 from app.engine import Move, get_ruleset, loads
 from app.solver import Budget, Outcome, hint, solve
 from app.solver.analysis import analyse
-from app.solver.hints import SAMPLES, fully_visible
+from app.solver.hints import SAMPLES
+from app.solver.sampling import fully_visible
 
 HINT_NODES = 2_000_000  # the time budget ends hint searches first on this machine
 CERTIFY_NODES = 300_000

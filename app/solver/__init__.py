@@ -7,8 +7,9 @@ from the cards the player can see.
 """
 
 from app.engine import State
-from app.solver.hints import ESTIMATE, Hint, arrangements, follow, hint, visible_only
+from app.solver.hints import ESTIMATE, Hint, follow, hint
 from app.solver.models import model_for
+from app.solver.sampling import arrangements, visible_only
 from app.solver.search import Budget, Outcome, Result, shorten, solve_piles, solve_state
 
 

@@ -7,7 +7,7 @@ import pytest
 from app.engine import Move, State, get_ruleset
 from app.solver import Budget, Outcome, follow, hint, model_for, solve
 from app.solver.analysis import analyse
-from app.solver.hints import fully_visible
+from app.solver.sampling import fully_visible
 from app.solver.search import _search, encoded
 
 MOVE_CAP = 2_000

@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 
 from app.engine import Move, State, get_ruleset
 from app.solver import ESTIMATE, Budget, Outcome, hint, solve, visible_only
-from app.solver.hints import fully_visible
+from app.solver.sampling import fully_visible
 from tests.engine.builders import position
 
 HIDDEN_GAMES = ["corners", "patriarchs", "quadrangle", "quadruple-interchange"]
