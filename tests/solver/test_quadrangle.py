@@ -3,6 +3,7 @@ every win, checked against an exhaustive search of the engine's own moves."""
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import HealthCheck, event, given, reject, settings
 from hypothesis import strategies as st
 
@@ -58,6 +59,7 @@ def _safe_move(state: State) -> State | None:
     return RULES.apply(state, Move(ids[src], ids[dst], 1))
 
 
+@pytest.mark.slow
 @settings(max_examples=150, deadline=None, suppress_health_check=list(HealthCheck))
 @given(state=quadrangle_full_tableau())
 def test_a_safe_move_never_turns_a_won_position_into_a_lost_one(state: State) -> None:
@@ -72,6 +74,7 @@ def test_a_safe_move_never_turns_a_won_position_into_a_lost_one(state: State) ->
     assert after_truth is before_truth
 
 
+@pytest.mark.slow
 @settings(max_examples=60, deadline=None, suppress_health_check=list(HealthCheck))
 @given(state=quadrangle_full_tableau())
 def test_with_safe_moves_the_solver_agrees_with_exhaustive_search(state: State) -> None:
