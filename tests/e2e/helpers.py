@@ -24,9 +24,19 @@ PATIENCE_MS = 90_000
 
 def open_deal(page: Page, slug: str, deal: int) -> str:
     """Open the deal's shared page, press *Play this deal*; returns the new game's id."""
-    page.goto(f"/deal/{slug}/{deal}", timeout=PATIENCE_MS)
     play = page.get_by_role("button", name="Play this deal")
-    play.wait_for(timeout=PATIENCE_MS)
+    for attempt in (1, 2):
+        answer = page.goto(f"/deal/{slug}/{deal}", timeout=PATIENCE_MS)
+        try:
+            play.wait_for(timeout=PATIENCE_MS // 2)
+            break
+        except PlaywrightTimeout:
+            # A loaded machine's server may shed the page (a 503 or 429 a person would reload);
+            # once more, then say what the page was.
+            if attempt == 2:
+                status = None if answer is None else answer.status
+                text = page.locator("body").inner_text()[:600]
+                raise AssertionError(f"no 'Play this deal' (HTTP {status}): {text}") from None
     play.click(timeout=PATIENCE_MS)
     page.wait_for_url(re.compile(r"/games/[A-Za-z0-9_-]+$"), timeout=PATIENCE_MS)
     page.wait_for_selector("#game-status", timeout=PATIENCE_MS)

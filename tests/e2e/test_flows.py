@@ -4,6 +4,7 @@ winning, keyboard and touch details, preferences, playing without JavaScript, re
 from __future__ import annotations
 
 import re
+import time
 from pathlib import Path
 from typing import Literal
 
@@ -309,7 +310,11 @@ def test_auto_move_sends_cards_up_one_move_at_a_time(
     game_id = open_deal(page, "corners", 3)
     page.get_by_text("Preferences").click()
     page.get_by_label("Move cards to the foundations automatically").check()
-    assert any(c["name"] == "ph_prefs" and c["value"] == "auto" for c in context.cookies())
+    # The box posts the preferences; the cookie comes with the answer, a moment later.
+    deadline = time.monotonic() + 30
+    while not any(c["name"] == "ph_prefs" and c["value"] == "auto" for c in context.cookies()):
+        assert time.monotonic() < deadline, context.cookies()
+        page.wait_for_timeout(100)
     before = game_json(page, game_id)
     v = version(page)
     mark_piles(page)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from typing import Any
+from weakref import WeakKeyDictionary
 
 import httpx2 as httpx
 from fastapi import FastAPI
@@ -16,7 +17,9 @@ from app.services.solver import Solver
 GAME_SLUGS = ("quadrangle", "quadruple-interchange", "corners", "castles-end", "patriarchs")
 PILE_ID_RE = re.compile(r'id="pile-([a-z0-9]+)"')
 CSRF_RE = re.compile(r'name="csrftoken" value="([^"]+)"')
-_TOKENS: dict[int, str] = {}  # id(client) → the CSRF token its session was issued
+# client → the CSRF token its session was issued. Weak keys, not ids: a new client can get a
+# collected one's id, and would then send that session's token ("Form expired", 403).
+_TOKENS: WeakKeyDictionary[TestClient, str] = WeakKeyDictionary()
 
 
 def csrf(client: TestClient, fresh: bool = False) -> str:
@@ -24,18 +27,18 @@ def csrf(client: TestClient, fresh: bool = False) -> str:
 
     The token belongs to the session, so it stays the same until the session is replaced
     (sign-in, sign-out): ``browser_post`` forgets it then."""
-    token = None if fresh else _TOKENS.get(id(client))
+    token = None if fresh else _TOKENS.get(client)
     if token is None:
         page = client.get("/account")
         assert page.status_code == 200, page.text
         found = CSRF_RE.search(page.text)
         assert found, "no CSRF token on the account page"
-        token = _TOKENS[id(client)] = found.group(1)
+        token = _TOKENS[client] = found.group(1)
     return token
 
 
 def forget_csrf(client: TestClient) -> None:
-    _TOKENS.pop(id(client), None)
+    _TOKENS.pop(client, None)
 
 
 def browser_post(
