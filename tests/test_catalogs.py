@@ -10,7 +10,6 @@ import re
 import shutil
 import subprocess
 import sys
-from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
@@ -21,6 +20,7 @@ from jinja2 import Environment
 from app.config import PROJECT_DIR
 from app.engine import GAMES
 from app.web.i18n import LANGS, LOCALE_DIR
+from tests.visible import visible_parts
 
 TRANSLATED = [lang for lang in LANGS if lang != "en"]
 
@@ -113,7 +113,6 @@ def test_nothing_compiled_is_committed() -> None:
 # names) and the time zone's abbreviation. Numbers and symbols are not words.
 _SAME_IN_EVERY_LANGUAGE = ["Patience Hall", *(rules.name for rules in GAMES.values()), "UTC"]
 # What a player sees or hears of a tag besides its text (the languages test reads the same).
-_VISIBLE_ATTRIBUTES = ("title", "aria-label", "placeholder", "alt", "hx-confirm", "data-confirm")
 _GETTEXT = {"_", "gettext", "ngettext", "pgettext"}
 _HOLE = "\ue000%d\ue001"  # where a Jinja expression or tag was: private-use characters
 
@@ -168,26 +167,6 @@ def _shown_literals(tokens: list[tuple[str, str]]) -> list[str]:
     return shown
 
 
-class _Shown(HTMLParser):
-    def __init__(self) -> None:
-        super().__init__()
-        self.parts: list[str] = []
-        self._skip = 0
-
-    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        if tag in ("script", "style", "code", "kbd"):
-            self._skip += 1
-        self.parts += [v for name, v in attrs if name in _VISIBLE_ATTRIBUTES and v]
-
-    def handle_endtag(self, tag: str) -> None:
-        if tag in ("script", "style", "code", "kbd"):
-            self._skip -= 1
-
-    def handle_data(self, data: str) -> None:
-        if not self._skip:
-            self.parts.append(data)
-
-
 def _words_left(text: str) -> list[str]:
     text = re.sub(r"%(\(\w+\))?[-#0 +.\d]*[a-zA-Z]", " ", text)  # %(name)s, %.1f, %Y
     for kept in _SAME_IN_EVERY_LANGUAGE:
@@ -197,11 +176,8 @@ def _words_left(text: str) -> list[str]:
 
 def _english_in_template(path: Path) -> list[str]:
     text, holes = _template_text(path.read_text())
-    parser = _Shown()
-    parser.feed(text)
-    parser.close()
     found: list[str] = []
-    for part in parser.parts:
+    for part in visible_parts(text):
         for hole in re.findall("\ue000(\\d+)\ue001", part):
             found += [s for s in _shown_literals(holes[int(hole)]) if _words_left(s)]
         plain = re.sub("\ue000\\d+\ue001", " ", part)

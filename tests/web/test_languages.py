@@ -11,7 +11,6 @@ from contextlib import closing
 from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from functools import cache
-from html.parser import HTMLParser
 from pathlib import Path
 from typing import Any
 
@@ -29,6 +28,7 @@ from app.services.solver_jobs import hint_job
 from app.web.http.https import NeedsHttps
 from app.web.i18n import LANGS, LOCALE_DIR, accept_language, speaking
 from app.web.words import card_label, card_name, hint_message, say_words
+from tests.visible import visible_parts
 from tests.web.competition_support import GAME, ensure_fresh
 from tests.web.support import csrf, new_game, post
 
@@ -46,36 +46,10 @@ FALSE_FRIENDS = {
     "fr": frozenset({"but", "change", "chose", "part", "places", "second", "suit", "type"}),
     "es": frozenset(),
 }
-ATTRIBUTES = ("title", "aria-label", "placeholder", "alt", "hx-confirm", "data-confirm")
-
-
-class _Visible(HTMLParser):
-    """The text a player sees or hears: text outside script and style, and the attributes
-    that are read out or shown (titles, labels, confirmations)."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.parts: list[str] = []
-        self._skip = 0
-
-    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        if tag in ("script", "style", "code", "kbd"):
-            self._skip += 1
-        self.parts += [value for name, value in attrs if name in ATTRIBUTES and value]
-
-    def handle_endtag(self, tag: str) -> None:
-        if tag in ("script", "style", "code", "kbd"):
-            self._skip -= 1
-
-    def handle_data(self, data: str) -> None:
-        if not self._skip:
-            self.parts.append(data)
 
 
 def visible_text(html: str) -> str:
-    parser = _Visible()
-    parser.feed(html)
-    return " ".join(parser.parts)
+    return " ".join(visible_parts(html))
 
 
 def _words(text: str) -> set[str]:
