@@ -162,6 +162,13 @@ def test_a_rated_race_changes_ratings_as_openskill_computes(
     assert up["rating"] == pytest.approx(up["mu"] - 3 * up["sigma"])
     page = home.get(f"/players/{win_name}")
     assert f'<td class="race-rating">{up["rating"]:.1f}</td>' in page.text
+    # Each rating change is traced to its race on the player page: the race's row links its
+    # room and says the rating before and after.
+    for name, rating in ((win_name, up["rating"]), (lose_name, down["rating"])):
+        rows = races_rows(home.get(f"/players/{name}").text)
+        assert len(rows) == 1 and f'href="/rooms/{room["code"]}"' in rows[0]
+        change = f"{0:.1f} → {rating:.1f} ({'+' if rating >= 0 else ''}{rating:.1f})"
+        assert f'<td class="rating-change">{change}</td>' in rows[0], rows[0]
     room_page = home.get(f"/rooms/{room['code']}")
     assert 'id="race-ratings"' in room_page.text and f"{down['rating']:.1f}" in room_page.text
     with app.state.services.sessions() as db:
@@ -187,6 +194,11 @@ def test_a_rated_race_changes_ratings_as_openskill_computes(
     third = new_player(home)
     assert error_code(home.post(f"/api/rooms/{room['code']}/join", headers=third), 409)
     assert error_code(home.post(f"/api/rooms/{room['code']}/start", headers=winner), 409)
+
+
+def races_rows(page: str) -> list[str]:
+    table = page.split('id="races"', 1)[1].split("</table>", 1)[0]
+    return table.split("<tbody>", 1)[1].split("</tr>")[:-1]
 
 
 def room_race_id(app: FastAPI, code: str) -> int:

@@ -12,10 +12,11 @@ from sqlalchemy import CursorResult, delete, distinct, func, select
 from sqlalchemy.orm import Session, sessionmaker
 
 from app.db.broker import EventRow
-from app.db.models import Event, Game, Player, Race, Room, RoomMember
+from app.db.models import Event, Game, Player, Race, RatingChange, Room, RoomMember
 from app.engine import Status
 from app.services.games import Games
 from app.services.players import now
+from app.services.ratings import shown
 from app.services.rooms import events as race_events
 from app.services.rooms.views import (
     CLOSED,
@@ -125,9 +126,19 @@ class RoomReads:
                 .order_by(Race.finished_at.desc())
                 .limit(limit)
             ).all()
+            changes = {
+                change.race_id: change
+                for change in db.scalars(
+                    select(RatingChange).where(
+                        RatingChange.player_id == player_id,
+                        RatingChange.race_id.in_([race.id for race, _ in races]),
+                    )
+                )
+            }
             for race, game_id in races:
                 standings = race_events.rank(race_events.racers(db, race.id), race.starts_at)
                 mine = next(s for s in standings if s.game == game_id)
+                change = changes.get(race.id)
                 out.append(
                     RaceResult(
                         race.room_code,
@@ -138,6 +149,8 @@ class RoomReads:
                         mine.place,
                         len(standings),
                         mine.status,
+                        None if change is None else shown(change.mu_before, change.sigma_before),
+                        None if change is None else shown(change.mu_after, change.sigma_after),
                     )
                 )
         return out

@@ -91,3 +91,7 @@ class RaceResult:
     place: int
     racers: int
     status: str
+    # A rated race's change of the player's race rating (shown ratings, mu - 3 sigma), so each
+    # change on a player page leads to its race; None for a casual race.
+    rating_before: float | None = None
+    rating_after: float | None = None
