@@ -37,6 +37,7 @@ from app.services.race_queue import RaceQueue
 from app.services.rooms.feed import RoomFeed
 from app.services.rooms.rooms import Rooms
 from app.services.rooms.views import Limits as RoomLimits
+from app.services.seal import Sealer
 from app.services.solver import Solver
 from app.services.solver_pool import SolverPool
 
@@ -60,6 +61,7 @@ class Services:
     engine: Engine
     sessions: sessionmaker[Session]
     move_store: MoveStore
+    sealer: Sealer  # the seal of deals, and the date and time it goes by
     broker: InProcessBroker
     games: Games
     players: Players
@@ -114,6 +116,7 @@ def build(
     key = settings.deal_key_bytes
     move_store = MoveStore.open(engine)
     broker = make_broker(engine)
+    sealer = Sealer(key)
     game_options: dict[str, Any] = {}
     if answer_json is not None:
         game_options["answer_json"] = answer_json
@@ -124,6 +127,7 @@ def build(
         idle_cap_ms=int(settings.idle_cap_seconds * 1000),
         store=move_store,
         publish=broker.publish,
+        sealer=sealer,
         **game_options,
     )
     solver = Solver(
@@ -158,7 +162,7 @@ def build(
         ),
         publish=broker.publish,
     )
-    deals = Deals(sessions, key)
+    deals = Deals(sessions, key, sealer)
     arenas = Arenas(sessions, games, key, publish=broker.publish)
     games.competition_ended = arenas.game_ended  # an event's live standings: the same cycle
     return Services(
@@ -166,6 +170,7 @@ def build(
         engine=engine,
         sessions=sessions,
         move_store=move_store,
+        sealer=sealer,
         broker=broker,
         games=games,
         players=Players(sessions),
@@ -179,9 +184,9 @@ def build(
             sessions,
             settings.leaderboard_min_games,
             cache_seconds=settings.leaderboard_cache_seconds,
-            sealer=deals.sealer,
+            sealer=sealer,
         ),
-        history=History(sessions, deals.sealer),
+        history=History(sessions, sealer),
         health=Health(sessions),
         challenges=Challenges(sessions, games, key),
         race_queue=RaceQueue(sessions, rooms, settings.race_queue_wait_s),

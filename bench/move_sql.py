@@ -38,6 +38,7 @@ from app.db.session import make_engine, make_move_engine, make_sessionmaker
 from app.engine.deals import DEVELOPMENT_KEY
 from app.services.games import Games
 from app.services.players import Players, now
+from app.services.seal import Sealer
 
 DEFAULT_URL = "postgresql+psycopg://postgres@127.0.0.1:5432/ph_bench_sql"
 
@@ -91,9 +92,8 @@ def main(argv: list[str] | None = None) -> int:
     sessions = make_sessionmaker(engine)
     player, _ = Players(sessions).create_api_player("bench")
     store = MoveStore.open(engine)
-    game_id = (
-        Games(sessions, DEVELOPMENT_KEY, store=store).start(player.id, "quadrangle", 1).record.id
-    )
+    games = Games(sessions, DEVELOPMENT_KEY, store=store, sealer=Sealer(DEVELOPMENT_KEY))
+    game_id = games.start(player.id, "quadrangle", 1).record.id
     store.close()
     move_engine = make_move_engine(engine)
     ways = [

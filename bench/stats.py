@@ -188,12 +188,13 @@ def explain(url: str, pages: dict[str, str]) -> None:
     from app.db.session import make_engine, make_sessionmaker
     from app.services.deals import Deals
     from app.services.leaderboard import Leaderboards, Period, player_record
+    from app.services.seal import Sealer
 
     settings = Settings(database_url=url)
     engine = make_engine(url)
     sessions = make_sessionmaker(engine)
     boards = Leaderboards(sessions, settings.leaderboard_min_games)
-    deals = Deals(sessions, settings.deal_key_bytes)
+    deals = Deals(sessions, settings.deal_key_bytes, Sealer(settings.deal_key_bytes))
     seen: list[tuple[str, Any]] = []
 
     @event.listens_for(engine, "before_cursor_execute")

@@ -105,7 +105,7 @@ class Arenas:
 
     @property
     def clock(self) -> Callable[[], datetime]:
-        return self.games.clock
+        return self.games.sealer.clock
 
     # -- operators -----------------------------------------------------------------------
 

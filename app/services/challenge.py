@@ -114,8 +114,8 @@ class Challenges:
 
     @property
     def clock(self) -> Callable[[], datetime]:
-        """The games' clock: the seal and the challenge share one notion of now."""
-        return self.games.clock
+        """The seal's clock: the seal and the challenge share one notion of now."""
+        return self.games.sealer.clock
 
     def today(self) -> date:
         return self.clock().astimezone(UTC).date()

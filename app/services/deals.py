@@ -12,7 +12,6 @@ they have finished a game of the deal themselves; everyone sees the counts and t
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, time, timedelta
 from typing import Any
@@ -131,16 +130,15 @@ class Deals:
         self,
         sessions: sessionmaker[Session],
         deal_key: bytes,
-        today: Callable[[], date] = daily.today,
+        sealer: Sealer,
     ) -> None:
         self.sessions = sessions
         self.deal_key = deal_key
-        self.today = today
-        self.sealer = Sealer(deal_key, lambda: self.today())
+        self.sealer = sealer
 
     def summary(self, slug: str, number: str | int, viewer: str | None = None) -> DealSummary:
         rules, deal = parse_deal(slug, number)
-        today = self.today()
+        today = self.sealer.today()
         day = daily.day_of(slug, deal, today, self.deal_key)
         with self.sessions() as db:
             related = same_deal.relation(db, viewer, slug, deal)

@@ -11,7 +11,7 @@ from __future__ import annotations
 import secrets
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from datetime import date, datetime
+from datetime import datetime
 from typing import Any
 
 from sqlalchemy import Connection
@@ -20,7 +20,6 @@ from sqlalchemy.orm import Session, sessionmaker
 from app.db.game_rows import SELECT_GAME, GameRow
 from app.db.move_store import MoveStore
 from app.engine import Move, Ruleset, State, Status, get_ruleset, loads
-from app.services import daily
 from app.services.errors import Forbidden, NotFound
 from app.services.game_views import GameView, plausible_id
 from app.services.move_log import MoveLog
@@ -60,18 +59,15 @@ class GameBase:
     # Idempotency-Key's log entry so that a retry gets the first answer as it was sent: the
     # answer's shape belongs to the web layer, which the services do not import.
     answer_json: Callable[[GameView], str] = field(default=_no_answers)
-    # The UTC date, for the deal of the day's seal (tests set another).
-    today: Callable[[], date] = field(default=daily.today)
-    # The time, for the seals of deals of one's own and the daily challenge (tests set another).
-    clock: Callable[[], datetime] = field(default=now)
     # The time written on games and their moves: started, updated, finished, active time
     # (tests set another to make pauses without waiting).
     stamps: Callable[[], datetime] = field(default=now)
-    sealer: Sealer = field(init=False)
+    # The seal of deals, and with it the date and time the competition's rules go by: the
+    # process's one Sealer (app/bootstrap.py).
+    sealer: Sealer = field(kw_only=True)
     log: MoveLog = field(init=False)
 
     def __post_init__(self) -> None:
-        self.sealer = Sealer(self.deal_key, lambda: self.today(), lambda: self.clock())
         self.log = MoveLog(self.deal_key)
 
     def _load(self, db: Session, game_id: str) -> tuple[GameRow, str]:

@@ -148,10 +148,11 @@ def refusal(seal: Seal) -> DealSealed:
     return DealSealed(seal.message, None if seal.until is None else seal.until.isoformat())
 
 
-@dataclass(frozen=True)
+@dataclass(eq=False)
 class Sealer:
-    """Decides the seal of deals, with the server's deal key (the deal of the day) and the
-    UTC date (a clock the tests can set)."""
+    """Decides the seal of deals, with the server's deal key (the deal of the day), the UTC
+    date and the time. One per process (app/bootstrap.py), shared by every service that shows
+    or hides a deal, so that all of them agree on when a seal lifts; tests set its clocks."""
 
     deal_key: bytes
     today: Callable[[], date] = daily.today

@@ -30,9 +30,11 @@ from app.db.models import (
 from app.db.move_store import MoveStore
 from app.db.session import make_engine, make_sessionmaker
 from app.engine import DEVELOPMENT_KEY, Move, Ruleset, State, get_ruleset
+from app.services.deals import Deals
 from app.services.games import Games
 from app.services.leaderboard import Leaderboards
 from app.services.players import create_player
+from app.services.seal import Sealer
 from tests.databases import fresh_postgres_database, migrate, sqlite_url
 
 # Corners deals that can be won: the small search below finds a winning line for each. Their
@@ -240,6 +242,9 @@ class Env:
     def boards(self, min_games: int = 10) -> Leaderboards:
         return Leaderboards(self.sessions, min_games, today=self.clock.today)
 
+    def deals(self) -> Deals:
+        return Deals(self.sessions, DEVELOPMENT_KEY, self.games.sealer)
+
 
 @pytest.fixture(scope="module")
 def stats_db(
@@ -257,7 +262,8 @@ def env(stats_db: tuple[str, sessionmaker[Session]]) -> Iterator[Env]:
     empty(sessions)
     clock = Clock()
     store = MoveStore.open(sessions.kw["bind"])
-    games = Games(sessions, DEVELOPMENT_KEY, store=store, stamps=clock)
+    sealer = Sealer(DEVELOPMENT_KEY, today=clock.today)
+    games = Games(sessions, DEVELOPMENT_KEY, store=store, stamps=clock, sealer=sealer)
     yield Env(sessions, games, clock, url)
     store.close()
 

@@ -12,9 +12,7 @@ from sqlalchemy import select
 from app.db.models import (
     Game,
 )
-from app.engine import DEVELOPMENT_KEY
 from app.services import daily as daily_module
-from app.services.deals import Deals
 from app.web.api.schemas.records import deal_json
 from tests.services.stats_env import (
     START,
@@ -35,7 +33,7 @@ def test_a_deal_records_plays_wins_fewest_moves_and_fastest_time(env: Env) -> No
     env.clock.step = timedelta(seconds=1)
     resigned = env.lost(cat, WIN_GAME, WIN_DEAL, rated=False)
     env.played(dan, WIN_GAME, WIN_DEAL, rated=False)  # unfinished: not on the deal's record
-    summary = Deals(env.sessions, DEVELOPMENT_KEY).summary(WIN_GAME, str(WIN_DEAL), ann)
+    summary = env.deals().summary(WIN_GAME, str(WIN_DEAL), ann)
     assert (summary.played, summary.won, summary.win_rate) == (3, 2, 2 / 3)
     assert summary.fewest_moves is not None and summary.fastest is not None
     assert (summary.fewest_moves.id, summary.fewest_moves.player) == (fewest, "Ann")
@@ -58,7 +56,7 @@ def test_a_deal_counts_each_players_first_finished_game_only(env: Env) -> None:
     env.win(ann, rated=False)
     env.clock.step = timedelta(seconds=1)
     bobs = env.win(bob, extra_undo=True, rated=False)
-    deals = Deals(env.sessions, DEVELOPMENT_KEY)
+    deals = env.deals()
     summary = deals.summary(WIN_GAME, WIN_DEAL, ann)
     assert (summary.played, summary.won) == (2, 1)
     assert summary.fewest_moves is not None and summary.fewest_moves.id == bobs
@@ -69,7 +67,7 @@ def test_a_deal_counts_each_players_first_finished_game_only(env: Env) -> None:
 def test_finished_games_and_replays_open_only_to_players_who_finished_the_deal(env: Env) -> None:
     ann, bob, cat = (env.player(n) for n in ("Ann", "Bob", "Cat"))
     won = env.win(ann, rated=False)
-    deals = Deals(env.sessions, DEVELOPMENT_KEY)
+    deals = env.deals()
     for viewer in (None, cat):  # never played it: counts and records, no replays
         summary = deals.summary(WIN_GAME, WIN_DEAL, viewer)
         assert (summary.played, summary.won, summary.replays_open) == (1, 1, False)
@@ -104,7 +102,7 @@ def test_the_deal_of_the_day_ranks_each_players_first_game_of_the_day(
     env.lost(cat, WIN_GAME, WIN_DEAL, rated=False)
     env.win(cat, rated=False)  # Cat's second game of the deal: not ranked
     env.win(eve, rated=False)  # Eve's second game (her first was yesterday): not ranked
-    deals = Deals(env.sessions, DEVELOPMENT_KEY, today=env.clock.today)
+    deals = env.deals()
     day = env.clock.today()
     during = deals.summary(WIN_GAME, WIN_DEAL, ann)
     # Sealed all day (contract v3): the counts, nothing that ranks or replays.
@@ -125,7 +123,7 @@ def test_the_deal_of_the_day_ranks_each_players_first_game_of_the_day(
 
 
 def test_a_deal_nobody_played(env: Env) -> None:
-    summary = Deals(env.sessions, DEVELOPMENT_KEY).summary("castles-end", 987_654_321)
+    summary = env.deals().summary("castles-end", 987_654_321)
     assert (summary.played, summary.won, summary.win_rate) == (0, 0, None)
     assert summary.fewest_moves is None and summary.fastest is None and summary.finished == []
 

@@ -32,7 +32,6 @@ from app.db.models import (
 )
 from app.db.session import make_engine
 from app.engine import DEVELOPMENT_KEY, MAX_DEAL, Move
-from app.services.deals import Deals
 from app.services.games import Games
 from app.services.leaderboard import Period, player_record
 from app.services.stats import wilson_lower_bound
@@ -84,7 +83,7 @@ def test_a_rated_game_counts_as_played_from_the_deal(env: Env) -> None:
         row = env.stats(me, key)
         assert row is not None and (row.played, row.won) == (1, 0)
     assert env.boards().board(None, Period.ALL).totals["quadrangle"].played == 1
-    assert Deals(env.sessions, DEVELOPMENT_KEY).summary("quadrangle", 1).played == 0  # unfinished
+    assert env.deals().summary("quadrangle", 1).played == 0  # unfinished
 
     env.play(me, game_id, [Move.parse("t5-t9")])  # reveals nothing: it can be undone
     env.games.undo(game_id, me)  # neither the move nor the undo changes what was counted
@@ -111,7 +110,7 @@ def test_a_casual_game_never_counts_toward_the_record(env: Env) -> None:
     ]
     assert {r.id: r.rated for r in record.recent} == {won: False, lost: False}
     # A casual game still feeds the deal's own record: the player's first finish of it.
-    summary = Deals(env.sessions, DEVELOPMENT_KEY).summary(WIN_GAME, WIN_DEAL)
+    summary = env.deals().summary(WIN_GAME, WIN_DEAL)
     assert (summary.played, summary.won) == (1, 1)
 
 
@@ -124,7 +123,7 @@ def test_resigning_a_rated_game_before_any_move_is_a_played_lost_game(env: Env) 
     row = env.stats(me, WIN_GAME)
     assert row is not None and (row.played, row.won) == (1, 0)
     assert env.record(game_id).duration_ms is None
-    deals = Deals(env.sessions, DEVELOPMENT_KEY)
+    deals = env.deals()
     assert [g.id for g in deals.summary(WIN_GAME, WIN_DEAL, me).finished] == [game_id]
     again = env.win(me, rated=False)  # knowing every card: casual, and not the first finish
     assert not env.record(again).rated
@@ -178,7 +177,12 @@ def test_a_game_records_moves_undos_and_its_active_time(env: Env) -> None:
 
 def test_the_idle_cap_is_a_setting(env: Env) -> None:
     games = Games(
-        env.sessions, DEVELOPMENT_KEY, idle_cap_ms=10_000, store=env.games.store, stamps=env.clock
+        env.sessions,
+        DEVELOPMENT_KEY,
+        idle_cap_ms=10_000,
+        store=env.games.store,
+        stamps=env.clock,
+        sealer=env.games.sealer,
     )
     me = env.player()
     game_id = games.start(me, "quadrangle", 1).record.id

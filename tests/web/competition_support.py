@@ -57,12 +57,13 @@ class Clock:
 @contextmanager
 def clock_at(app: FastAPI, monkeypatch: pytest.MonkeyPatch, at: datetime) -> Iterator[Clock]:
     clock = Clock(at)
-    monkeypatch.setattr(app.state.services.games, "clock", clock)
+    monkeypatch.setattr(app.state.services.sealer, "clock", clock)
     yield clock
 
 
 def future_day(days: int) -> date:
-    """A day ahead of the real one: the lists' seal (real time) errs on the hidden side."""
+    """A day ahead of the real one, for a test's clock (the one Sealer's, which the seal, the
+    challenge and the events share): no game of another test was played on it."""
     return datetime.now(UTC).date() + timedelta(days=days)
 
 

@@ -290,7 +290,7 @@ class HiddenCardGuard:
                     CompetitionDeal.game == record.game, CompetitionDeal.deal == record.deal
                 )
             )
-        return until is not None and until > self.app.state.services.games.clock()
+        return until is not None and until > self.app.state.services.sealer.clock()
 
     def _sealed(self, record: Game) -> bool:
         sealed = bool(self._seals(record))
@@ -316,7 +316,7 @@ class HiddenCardGuard:
                     Game.id != record.id,
                 )
             )
-        day = self.app.state.services.games.today()
+        day = self.app.state.services.sealer.today()
         daily = daily_deal(record.game, day, settings.deal_key_bytes) == record.deal
         kinds = {"race"} if racing is not None else set()
         kinds |= {"rated"} if rated is not None else set()

@@ -32,7 +32,7 @@ def test_one_clean_challenge_game_a_day(
 ) -> None:
     ensure_fresh(app, 2)
     me = new_player(api)
-    with clock_at(app, monkeypatch, app.state.services.games.clock()):
+    with clock_at(app, monkeypatch, app.state.services.sealer.clock()):
         game = start_challenge(api, me)
         assert game["deal"] is None and game["rated"] is False
         again = api.post(f"/api/daily/{GAME}", headers=me)
@@ -73,7 +73,7 @@ def test_each_player_gets_a_deal_of_their_own_sealed_until_the_day_ends(
     ensure_fresh(app, 3)
     main, second = new_player(api), new_player(api)
     day = future_day(3)
-    with clock_at(app, monkeypatch, app.state.services.games.clock()) as clock:
+    with clock_at(app, monkeypatch, app.state.services.sealer.clock()) as clock:
         clock.day(day, 9)
         mine = start_challenge(api, main)
         theirs = start_challenge(api, second)
@@ -146,7 +146,7 @@ def test_streaks_count_utc_days_won_across_day_boundaries_and_time_zones(
     me = new_player(api)
     first = future_day(10)
     challenges = app.state.services.challenges
-    with clock_at(app, monkeypatch, app.state.services.games.clock()) as clock:
+    with clock_at(app, monkeypatch, app.state.services.sealer.clock()) as clock:
         # 23:50 UTC, then 00:10 UTC: one evening for a player in New York (UTC-5), yet two
         # UTC days, so two days of the streak (deals and days are UTC for everyone).
         clock.day(first, 23, 50)
@@ -178,7 +178,7 @@ def test_the_challenge_page_plays_and_shows_standings_and_streak(
 ) -> None:
     ensure_fresh(app, 2)
     day = future_day(20)
-    with clock_at(app, monkeypatch, app.state.services.games.clock()) as clock:
+    with clock_at(app, monkeypatch, app.state.services.sealer.clock()) as clock:
         clock.day(day, 8)
         page = client.get(f"/daily/{GAME}/challenge")
         assert page.status_code == 200 and "Play today's challenge" in page.text

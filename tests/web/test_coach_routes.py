@@ -246,7 +246,7 @@ def test_the_analysis_of_a_sealed_deal_waits_for_the_seal_to_lift(
     (nor "Try again from here"), for its own player too, until the day ends; and an analysis
     stored once the seal lifted is not given while the deal is sealed again."""
     games, deals = app.state.services.games, app.state.services.deals
-    today = games.today()
+    today = games.sealer.today()
     number = daily.daily_deal("castles-end", today, app.state.settings.deal_key_bytes)
     game = start(api, "castles-end", number)
     first = game["legal_moves"][0]
@@ -260,8 +260,7 @@ def test_the_analysis_of_a_sealed_deal_waits_for_the_seal_to_lift(
         assert db.get(GameCoach, game["id"]) is None
 
     tomorrow = today + timedelta(days=1)
-    monkeypatch.setattr(games, "today", lambda: tomorrow)
-    monkeypatch.setattr(deals, "today", lambda: tomorrow)
+    monkeypatch.setattr(games.sealer, "today", lambda: tomorrow)
     opened = api.get(f"/api/games/{game['id']}/analysis")
     assert opened.status_code == 200, opened.text
     assert opened.json()["decided"] and opened.json()["knowing"] == "all"
@@ -270,8 +269,7 @@ def test_the_analysis_of_a_sealed_deal_waits_for_the_seal_to_lift(
         assert kept is not None and kept.analysis is not None
 
     # The stored analysis goes through the same gate: sealed again, refused again.
-    monkeypatch.setattr(games, "today", lambda: today)
-    monkeypatch.setattr(deals, "today", lambda: today)
+    monkeypatch.setattr(games.sealer, "today", lambda: today)
     assert error_code(api.get(f"/api/games/{game['id']}/analysis"), 403) == "deal_sealed"
 
 

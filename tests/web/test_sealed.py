@@ -242,7 +242,7 @@ def test_the_deal_of_the_day_is_sealed_until_the_day_ends(
     app: FastAPI, api: TestClient, scout: TestClient, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     games, deals = app.state.services.games, app.state.services.deals
-    today = games.today()
+    today = games.sealer.today()
     number = daily.daily_deal("corners", today, app.state.settings.deal_key_bytes)
     scout_a, scout_b = new_player(api), new_player(api)
     peek = start_as(api, scout_a, "corners", number)
@@ -277,8 +277,7 @@ def test_the_deal_of_the_day_is_sealed_until_the_day_ends(
 
     # The next day: the seal lifts.
     tomorrow = today + timedelta(days=1)
-    monkeypatch.setattr(games, "today", lambda: tomorrow)
-    monkeypatch.setattr(deals, "today", lambda: tomorrow)
+    monkeypatch.setattr(games.sealer, "today", lambda: tomorrow)
     opened = api.get(f"/api/games/{peek['id']}", headers=scout_a).json()
     assert len(opened["piles"]["stock"]["cards"]) == 42 and opened["log"] == ["stock-waste"]
     assert api.get(f"/api/games/{peek['id']}/replay", headers=scout_a).status_code == 200
@@ -339,7 +338,7 @@ def test_analysis_and_try_again_of_the_deal_of_the_day_wait_for_the_next_day(
     app: FastAPI, api: TestClient, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     games = app.state.services.games
-    today = games.today()
+    today = games.sealer.today()
     number = daily.daily_deal("corners", today, app.state.settings.deal_key_bytes)
     scout_a, scout_b = new_player(api), new_player(api)
     peek = start_as(api, scout_a, "corners", number)
@@ -358,7 +357,7 @@ def test_analysis_and_try_again_of_the_deal_of_the_day_wait_for_the_next_day(
         "deal_not_finished",
     )
     tomorrow = today + timedelta(days=1)
-    monkeypatch.setattr(games, "today", lambda: tomorrow)
+    monkeypatch.setattr(games.sealer, "today", lambda: tomorrow)
     assert api.get(f"/api/games/{peek['id']}/analysis", headers=scout_a).status_code == 200
     assert api.get(f"/api/games/{peek['id']}/analysis", headers=scout_b).status_code == 200
 
@@ -367,13 +366,12 @@ def test_my_games_offers_no_replay_of_a_sealed_deal_until_it_opens(
     app: FastAPI, client: TestClient, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     games = app.state.services.games
-    today = games.today()
+    today = games.sealer.today()
     number = daily.daily_deal("corners", today, app.state.settings.deal_key_bytes)
     game_id = new_game(client, "corners", number)
     assert browser_post(client, f"/games/{game_id}/resign", {}).status_code == 303
     page = client.get("/my-games").text
     assert f'href="/games/{game_id}"' in page and f"/games/{game_id}/replay" not in page
     tomorrow = today + timedelta(days=1)
-    monkeypatch.setattr(games, "today", lambda: tomorrow)
-    monkeypatch.setattr(app.state.services.deals, "today", lambda: tomorrow)
+    monkeypatch.setattr(games.sealer, "today", lambda: tomorrow)
     assert f"/games/{game_id}/replay" in client.get("/my-games").text
