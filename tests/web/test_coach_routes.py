@@ -245,7 +245,7 @@ def test_the_analysis_of_a_sealed_deal_waits_for_the_seal_to_lift(
     """Contract v3: the analysis is subject to the seal — today's deal of the day gets none
     (nor "Try again from here"), for its own player too, until the day ends; and an analysis
     stored once the seal lifted is not given while the deal is sealed again."""
-    games, deals = app.state.services.games, app.state.services.deals
+    games = app.state.services.games
     today = games.sealer.today()
     number = daily.daily_deal("castles-end", today, app.state.settings.deal_key_bytes)
     game = start(api, "castles-end", number)

@@ -241,7 +241,7 @@ def test_no_cookieless_get_makes_a_player(
 def test_the_deal_of_the_day_is_sealed_until_the_day_ends(
     app: FastAPI, api: TestClient, scout: TestClient, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    games, deals = app.state.services.games, app.state.services.deals
+    games = app.state.services.games
     today = games.sealer.today()
     number = daily.daily_deal("corners", today, app.state.settings.deal_key_bytes)
     scout_a, scout_b = new_player(api), new_player(api)
