@@ -39,7 +39,7 @@ from pathlib import Path
 from app.engine import GAMES, Move, State, get_ruleset
 from app.solver import Budget, Outcome, follow, hint, model_for, solve
 from app.solver.analysis import analyse
-from app.solver.search import shorten, to_moves
+from app.solver.lines import shorten, to_moves
 
 QI = "quadruple-interchange"
 

@@ -34,6 +34,7 @@ from app.web.api.schemas.game_state import (
     Pile,
     game_state_data,
     game_state_json,
+    pile_data,
 )
 
 KEY = b"bench-key"
@@ -62,7 +63,7 @@ def reference_json(view: GameView) -> bytes:
         "started_at": None if g.first_move_at is None else g.first_move_at.isoformat(),
         "active_ms": g.active_ms,
         "finished_at": None if g.finished_at is None else g.finished_at.isoformat(),
-        "piles": view.piles(),
+        "piles": {pid: pile_data(pid, pile) for pid, pile in view.piles().items()},
         "legal_moves": [
             {"from": m.source, "to": m.target, "count": m.count} for m in view.legal_moves
         ],

@@ -27,7 +27,7 @@ from app.engine.reasons import (
     SuitRef,
     Words,
 )
-from app.engine.ruleset import RULES_VERSION, Ruleset, Status
+from app.engine.ruleset import RULES_VERSION, Ruleset, ShownPile, Status
 from app.engine.serialize import dumps, loads
 from app.engine.state import State, Step
 
@@ -55,6 +55,7 @@ __all__ = [
     "RankRef",
     "Ruleset",
     "ShareRef",
+    "ShownPile",
     "State",
     "Status",
     "Step",

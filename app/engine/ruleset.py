@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Collection, Sequence
+from dataclasses import dataclass
 from enum import StrEnum
 from typing import NoReturn
 
@@ -31,7 +32,27 @@ class Status(StrEnum):
     LOST = "lost"
 
 
-PileView = dict[str, int | list[str | None]]
+@dataclass(frozen=True, slots=True)
+class ShownPile:
+    """A pile as one viewer is shown it, bottom → top.
+
+    ``cards`` holds the card codes, None for a face-down card, or is None altogether for a pile
+    whose cards are not shown: the stock of a game in play, whose order is the game's future.
+    ``count`` is how many cards the pile holds, which anyone may know at any time.
+    """
+
+    cards: tuple[str | None, ...] | None
+    count: int
+
+    @classmethod
+    def of(cls, cards: Sequence[str | None]) -> ShownPile:
+        """A pile whose every card is listed (face-down ones as None)."""
+        return cls(tuple(cards), len(cards))
+
+    @classmethod
+    def counted(cls, count: int) -> ShownPile:
+        """A pile shown only by its size."""
+        return cls(None, count)
 
 
 def fail(code: str, template: str, **params: Param) -> NoReturn:
@@ -178,20 +199,22 @@ class Ruleset(ABC):
     def on_foundations(self, state: State) -> int:
         return sum(len(state.piles[i]) for i in self.foundations)
 
-    def public_view(self, state: State, only: Collection[str] | None = None) -> dict[str, PileView]:
+    def public_view(
+        self, state: State, only: Collection[str] | None = None
+    ) -> dict[str, ShownPile]:
         """What a player may see of a game in play: face-down cards as None, the stock as a count
         (``only``: just those piles, for a fragment of the piles a move changed).
 
         This is the only view the web layer may render while a game is being played.
         """
-        view: dict[str, PileView] = {}
+        view: dict[str, ShownPile] = {}
         for pid, pile in zip(self.pile_ids, state.piles):
             if only is not None and pid not in only:
                 continue
             if pid == "stock":
-                view[pid] = {"count": len(pile)}
+                view[pid] = ShownPile.counted(len(pile))
             else:
-                view[pid] = {"cards": [code_of(c) if c >= 0 else None for c in pile]}
+                view[pid] = ShownPile.of([code_of(c) if c >= 0 else None for c in pile])
         return view
 
     def full_view(self, state: State) -> dict[str, list[str]]:

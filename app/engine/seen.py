@@ -26,7 +26,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from app.engine.cards import code_of
-from app.engine.ruleset import PileView, Ruleset
+from app.engine.ruleset import Ruleset, ShownPile
 from app.engine.state import State
 
 
@@ -71,14 +71,12 @@ def shared_faces(
     return frozenset(faces[slot] for slot in watched) - unsafe
 
 
-def only_faces(view: dict[str, PileView], faces: frozenset[str]) -> dict[str, PileView]:
+def only_faces(view: dict[str, ShownPile], faces: frozenset[str]) -> dict[str, ShownPile]:
     """A public view (:meth:`Ruleset.public_view`) with every card whose face is not in
-    ``faces`` drawn face down."""
-    out: dict[str, PileView] = {}
-    for pid, pile in view.items():
-        cards = pile.get("cards")
-        if isinstance(cards, list):
-            out[pid] = {"cards": [c if c in faces else None for c in cards]}
-        else:
-            out[pid] = dict(pile)
-    return out
+    ``faces`` drawn face down (a pile shown only by its size stays as it is)."""
+    return {
+        pid: pile
+        if pile.cards is None
+        else ShownPile.of([c if c in faces else None for c in pile.cards])
+        for pid, pile in view.items()
+    }

@@ -6,11 +6,10 @@ from __future__ import annotations
 import re
 from collections.abc import Collection
 from dataclasses import dataclass
-from typing import Any
 
 from app.db.game_rows import GameRow
 from app.db.models import as_utc
-from app.engine import Move, Ruleset, State, Status, Step
+from app.engine import Move, Ruleset, ShownPile, State, Status, Step
 from app.engine.seen import only_faces
 from app.services.players import now
 from app.services.seal import Seal, number_hidden
@@ -98,16 +97,13 @@ class GameView:
         """Every card (face-down and stock included): finished, and the viewer may see it."""
         return self.finished and not self.masked
 
-    def piles(self, only: Collection[str] | None = None) -> dict[str, Any]:
-        """The piles as this viewer may see them (``only``: just those, while in play)."""
+    def piles(self, only: Collection[str] | None = None) -> dict[str, ShownPile]:
+        """The piles as this viewer may see them (``only``: just those, while in play): the
+        public view while the game is in play or ``masked``, else every card, the stock's too."""
         if not self.shows_everything:
             public = self.rules.public_view(self.state, only)
-            return only_faces(public, self.faces) if self.faces is not None else dict(public)
-        full = self.rules.full_view(self.state)
-        out: dict[str, Any] = {pid: {"cards": cards} for pid, cards in full.items()}
-        if "stock" in out:
-            out["stock"] = {"count": len(full["stock"]), "cards": full["stock"]}
-        return out
+            return only_faces(public, self.faces) if self.faces is not None else public
+        return {pid: ShownPile.of(cards) for pid, cards in self.rules.full_view(self.state).items()}
 
 
 @dataclass(frozen=True)

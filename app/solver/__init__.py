@@ -8,9 +8,11 @@ from the cards the player can see.
 
 from app.engine import State
 from app.solver.hints import ESTIMATE, Hint, follow, hint
+from app.solver.lines import shorten
 from app.solver.models import model_for
+from app.solver.result import Budget, Outcome, Result
 from app.solver.sampling import arrangements, visible_only
-from app.solver.search import Budget, Outcome, Result, shorten, solve_piles, solve_state
+from app.solver.search import solve_piles, solve_state
 
 
 def solve(state: State, budget: Budget | None = None, *, short: bool = True) -> Result:

@@ -15,7 +15,8 @@ from dataclasses import dataclass
 
 from app.engine import Move, State, get_ruleset
 from app.solver.models import model_for
-from app.solver.search import Budget, Outcome, Result, solve_state
+from app.solver.result import Budget, Outcome, Result
+from app.solver.search import solve_state
 
 
 @dataclass(frozen=True, slots=True)

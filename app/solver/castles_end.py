@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable, Hashable, Sequence
 from typing import cast
 
-from app.solver.search import Child, Layout, Mv, Piles
+from app.solver.position import Child, Layout, Mv, Piles
 
 _NO_BASE = 255  # the key's first byte before the base is chosen (E1)
 _ONE = tuple(bytes((c,)) for c in range(256))

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Hashable
 
 from app.engine import Ruleset
-from app.solver.search import Child, Layout, Piles
+from app.solver.position import Child, Layout, Piles
 
 _MAX_REDEALS = 2
 _SUIT = tuple(c // 13 for c in range(52))

@@ -26,19 +26,12 @@ from dataclasses import dataclass
 from typing import Literal
 
 from app.engine import IllegalMove, Move, ShareRef, State, Words, dumps, get_ruleset
+from app.solver.lines import shorten, to_moves
 from app.solver.models import model_for
+from app.solver.position import Mv, Piles, encoded
+from app.solver.result import Budget, Outcome
 from app.solver.sampling import arrangements, fully_visible, stock_hidden, visible_only
-from app.solver.search import (
-    Budget,
-    Mv,
-    Outcome,
-    Piles,
-    encoded,
-    shorten,
-    solve_piles,
-    solve_state,
-    to_moves,
-)
+from app.solver.search import solve_piles, solve_state
 
 ESTIMATE: Literal["estimate"] = "estimate"
 # Arrangements of the hidden cards searched for one hint (the node budget is shared out).

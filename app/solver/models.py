@@ -8,9 +8,9 @@ from app.engine import Ruleset, get_ruleset
 from app.solver.castles_end import CastlesEndModel
 from app.solver.corners import CornersModel
 from app.solver.patriarchs import PatriarchsModel
+from app.solver.position import Model
 from app.solver.quadrangle import QuadrangleModel
 from app.solver.quadruple_interchange import QuadrupleInterchangeModel
-from app.solver.search import Model
 
 _MODELS: dict[str, Model] = {}
 _KINDS: dict[str, Callable[[Ruleset], Model]] = {

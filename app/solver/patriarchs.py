@@ -13,7 +13,7 @@ from collections.abc import Callable, Hashable, Sequence
 from typing import cast
 
 from app.engine import Ruleset
-from app.solver.search import Child, Layout, Mv, Piles
+from app.solver.position import Child, Layout, Mv, Piles
 
 _MAX_REDEALS = 1
 _ONE = tuple(bytes((c,)) for c in range(256))
@@ -34,7 +34,7 @@ _pack: Callable[[list[bytes]], Piles] = tuple  # type: ignore[assignment]
 
 
 class PatriarchsModel(Layout):
-    # The search is the priced one (``price``; search._priced), not a limited-discrepancy
+    # The search is the priced one (``price``; searches.priced), not a limited-discrepancy
     # search: over deals 1..200 at 200,000 positions each it won 182 against 141.
     # The dead-end rule is checked only while the stock holds at most this many cards (0: once
     # it is empty). Checking it everywhere decided more deals than once the stock is empty

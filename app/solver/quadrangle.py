@@ -11,7 +11,7 @@ from collections.abc import Callable, Hashable, Sequence
 from typing import cast
 
 from app.engine import Ruleset
-from app.solver.search import Child, Layout, Piles
+from app.solver.position import Child, Layout, Piles
 
 _ONE = tuple(bytes((c,)) for c in range(256))
 _SEP = b"\xff"

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Hashable
 
-from app.solver.search import Child, Layout, Piles
+from app.solver.position import Child, Layout, Piles
 
 
 def run_length(pile: tuple[int, ...]) -> int:

@@ -10,7 +10,7 @@ import random
 
 import pytest
 
-from app.engine import GAMES, Move, State, Status, Step, get_ruleset
+from app.engine import GAMES, Move, ShownPile, State, Status, Step, get_ruleset
 from app.engine.layout import PileKind
 from tests.engine.builders import moves, play, position, refuse, show
 
@@ -198,10 +198,10 @@ def test_public_view_hides_face_down_cards_and_the_stock_order() -> None:
     rules = get_ruleset("quadruple-interchange")
     state = rules.deal(1)
     view = rules.public_view(state)
-    assert view["stock"] == {"count": 87}
-    assert view["t1"] == {
-        "cards": ["5C", None, "6H", None, "7S", None, "8S", None, "JC", None, "TS"]
-    }
-    assert view["waste"] == {"cards": []}
+    assert view["stock"] == ShownPile(None, 87)
+    assert view["t1"] == ShownPile(
+        ("5C", None, "6H", None, "7S", None, "8S", None, "JC", None, "TS"), 11
+    )
+    assert view["waste"] == ShownPile((), 0)
     full = rules.full_view(state)
     assert full["t1"][1] == "AC" and len(full["stock"]) == 87

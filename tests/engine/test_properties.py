@@ -52,6 +52,7 @@ from app.engine import (
     InvalidMove,
     Move,
     Ruleset,
+    ShownPile,
     State,
     Status,
     Step,
@@ -302,12 +303,10 @@ def check_public_view(rules: Ruleset, state: State) -> None:
     hidden = nones = 0
     for pid, pile in piles_of(rules, state).items():
         if pid == "stock":
-            assert view[pid] == {"count": len(pile)}, "the stock must show only its size"
+            assert view[pid] == ShownPile(None, len(pile)), "the stock must show only its size"
             continue
-        shown = view[pid]
-        assert isinstance(shown, dict) and set(shown) == {"cards"}
-        cards = shown["cards"]
-        assert isinstance(cards, list) and len(cards) == len(pile)
+        cards = view[pid].cards
+        assert cards is not None and len(cards) == len(pile) == view[pid].count
         for card, seen in zip(pile, cards):
             if card < 0:
                 assert seen is None, f"{pid} shows a face-down card"

@@ -25,9 +25,9 @@ def test_deal_eleven_rounds_alternately_face_up_and_down() -> None:
     assert rules.pile(state, "waste") == ()
     assert all(rules.pile(state, f"f{j}") == () for j in range(1, 17))
     # face up at positions 1, 3, … 11 counting from the bottom: the top card shows
-    shown = rules.public_view(state)["t5"]["cards"]
-    assert isinstance(shown, list)
-    assert shown[1::2] == [None] * 5
+    shown = rules.public_view(state)["t5"].cards
+    assert shown is not None
+    assert shown[1::2] == (None,) * 5
     assert None not in shown[0::2]
 
 
@@ -177,8 +177,8 @@ def test_I5_face_down_card_flips_in_the_same_step_and_undo_restores_it() -> None
     assert show(step.before, "t1") == "5C (AC) 6H"  # undo goes back to it face down
     assert step.before == state
     assert step.changed == ("t1", "t2")
-    assert rules.public_view(step.before)["t1"]["cards"] == ["5C", None, "6H"]
-    assert rules.public_view(step.after)["t1"]["cards"] == ["5C", "AC"]
+    assert rules.public_view(step.before)["t1"].cards == ("5C", None, "6H")
+    assert rules.public_view(step.after)["t1"].cards == ("5C", "AC")
 
 
 def test_I5_a_run_or_a_foundation_move_flips_the_card_beneath() -> None:

@@ -24,7 +24,7 @@ from collections import Counter
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from app.engine import GAMES, MAX_DEAL, Ruleset, State, get_ruleset
+from app.engine import GAMES, MAX_DEAL, Ruleset, ShownPile, State, get_ruleset
 from app.engine.seen import only_faces, seen_slots, shared_faces, slot_faces
 
 SLUGS = tuple(GAMES)
@@ -36,9 +36,7 @@ RACES = settings(max_examples=20, deadline=None, suppress_health_check=[HealthCh
 def visible(rules: Ruleset, state: State) -> Counter[str]:
     out: Counter[str] = Counter()
     for pile in rules.public_view(state).values():
-        cards = pile.get("cards")
-        if isinstance(cards, list):
-            out.update(c for c in cards if c is not None)
+        out.update(c for c in pile.cards or () if c is not None)
     return out
 
 
@@ -133,12 +131,12 @@ def test_the_spectator_sees_only_what_every_racer_has_seen(
         allowed = shared_faces(faces, watched, seen)
         view = only_faces(rules.public_view(path[-1]), allowed)
         for pid, pile in view.items():
-            cards = pile.get("cards")
-            if not isinstance(cards, list):
+            cards = pile.cards
+            if cards is None:
                 assert pid == "stock"
                 continue
-            public = rules.public_view(path[-1])[pid]["cards"]
-            assert isinstance(public, list) and len(cards) == len(public)
+            public = rules.public_view(path[-1])[pid].cards
+            assert public is not None and len(cards) == len(public) == pile.count
             for card, real in zip(cards, public, strict=True):
                 assert card is None or card == real
                 if card is not None:
@@ -153,7 +151,7 @@ def test_a_card_only_one_racer_has_dealt_stays_face_down() -> None:
     leader = rules.step(dealt, rules.deal_move(dealt)).after  # one card dealt to the waste
     seen = [seen_slots(rules, dealt, leader), seen_slots(rules, dealt, dealt)]
     view = only_faces(rules.public_view(leader), shared_faces(slot_faces(dealt), seen[0], seen))
-    assert view["waste"] == {"cards": [None]}
+    assert view["waste"] == ShownPile((None,), 1)
     assert view["stock"] == rules.public_view(leader)["stock"]
     # Once the trailing racer has dealt it too, it shows.
     both = [seen[0], seen[0]]

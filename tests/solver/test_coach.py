@@ -7,8 +7,10 @@ import pytest
 from app.engine import Move, State, get_ruleset
 from app.solver import Budget, Outcome, follow, hint, model_for, solve
 from app.solver.analysis import analyse
+from app.solver.position import encoded
 from app.solver.sampling import fully_visible
-from app.solver.search import _dfs, _in_turn, _lds, encoded
+from app.solver.search import _in_turn
+from app.solver.searches import dfs, lds
 
 MOVE_CAP = 2_000
 
@@ -232,5 +234,5 @@ def test_the_search_portfolio_finds_an_easy_quadrangle_win_at_once() -> None:
     # Without the quick start, as it was before Quadrangle's search became best-first: half
     # the budget to the discrepancy search first (10,000 positions here), only then the
     # depth-first search that wins.
-    alone = _in_turn(_lds, 10_000, _dfs, model, piles, deal.redeals, Budget(nodes=20_000))
+    alone = _in_turn(lds, 10_000, dfs, model, piles, deal.redeals, Budget(nodes=20_000))
     assert alone.outcome is Outcome.WINNABLE and alone.nodes > 10 * found.nodes

@@ -10,7 +10,8 @@ from hypothesis import strategies as st
 from app.engine import State, get_ruleset
 from app.solver import Budget, Outcome, solve
 from app.solver.corners import CornersModel
-from app.solver.search import line_positions, solve_piles
+from app.solver.lines import line_positions
+from app.solver.search import solve_piles
 from tests.engine.builders import position
 from tests.solver.positions import POSITIONS, corners_crowded, exhaustive
 

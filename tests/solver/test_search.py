@@ -11,9 +11,10 @@ from hypothesis import strategies as st
 
 from app.engine import GAMES, Move, State, get_ruleset
 from app.solver import Budget, Outcome, model_for, solve
+from app.solver.lines import line_positions, shorten, to_moves
 from app.solver.patriarchs import PatriarchsModel
 from app.solver.quadrangle import QuadrangleModel
-from app.solver.search import line_positions, shorten, solve_piles, to_moves
+from app.solver.search import solve_piles
 from tests.engine.builders import position
 from tests.solver.positions import POSITIONS, exhaustive, rest_empty
 

@@ -1,9 +1,9 @@
 """What the board templates may see: piles as the player is allowed to see them, nothing more.
 
-The handler builds these from ``GameView.piles()``, which masks face-down and stock cards while
-a game is in play; templates never receive the engine state itself. Squared piles carry only
-their top card (a count says how many lie below), fanned piles every card, face-down ones as
-backs, so a fragment of a changed pile stays small.
+The handler builds these from ``GameView.piles()`` (engine ``ShownPile``s), which masks
+face-down and stock cards while a game is in play; templates never receive the engine state.
+Squared piles carry only their top card (a count says how many lie below), fanned piles every
+card, face-down ones as backs, so a fragment of a changed pile stays small.
 """
 
 from __future__ import annotations
@@ -83,7 +83,7 @@ def pile_title(rules: Ruleset, pile_id: str) -> str:
 
 
 def pile_views(view: GameView, only: tuple[str, ...] | None = None) -> list[PileView]:
-    piles: dict[str, Any] = view.piles(only)
+    piles = view.piles(only)
     out = []
     for spec in view.rules.layout.piles:
         if only is not None and spec.id not in only:
@@ -92,13 +92,13 @@ def pile_views(view: GameView, only: tuple[str, ...] | None = None) -> list[Pile
         # A stock in play is only a count; cards are listed only once the game is over (and
         # only to a viewer who may see every card of the deal).
         whole = view.shows_everything
-        codes: list[str | None] = (
-            shown.get("cards", []) if spec.kind is not PileKind.STOCK or whole else []
+        codes: Sequence[str | None] = (
+            shown.cards or () if spec.kind is not PileKind.STOCK or whole else ()
         )
-        count = int(shown.get("count", len(codes)))
+        count = shown.count
         fanned = spec.fan is Fan.DOWN
         if spec.kind is PileKind.STOCK and count and not whole:
-            drawn: list[str | None] = [None]  # one back stands for the whole stock
+            drawn: Sequence[str | None] = (None,)  # one back stands for the whole stock
         elif fanned:
             drawn = codes
         else:

@@ -145,7 +145,7 @@ def _moves_in_words(view: GameView, legal: list[str]) -> list[tuple[str, str]]:
         elif move.target == "stock":
             words = i18n.gettext("Turn the waste over (redeal)")
         else:
-            cards = piles[move.source].get("cards") or []
+            cards = piles[move.source].cards or ()
             first = cards[-move.count] if len(cards) >= move.count else None
             what = code_label(first) if first else "?"
             if move.count > 1:

@@ -371,7 +371,7 @@ def hint_text(view: GameView, hint: HintView) -> str:
     elif move.target == "stock":
         what = _("turn the waste over")
     else:
-        cards = view.piles()[move.source].get("cards") or []
+        cards = view.piles()[move.source].cards or ()
         count = move.count
         code = cards[-count] if len(cards) >= count else None
         card = code_label(code) if code else _("the top card")
