@@ -369,7 +369,10 @@ def test_an_ended_games_deal_is_judged_in_the_pool_and_shown(
         ended = api.post(f"/api/games/{game['id']}/resign")
         assert ended.status_code == 200, ended.text
         # The answer to the move that ended the game never waits for the search.
-        assert _wait_for_verdict(api, game["id"]) is (want is Outcome.WINNABLE)
+        found = _wait_for_verdict(api, game["id"])
+        # A timeout once (a loaded box, no judging failure logged): say where the judge was.
+        state = f"judging {solver._judging}, {len(solver._tasks)} tasks, loop {solver.loop}"
+        assert found is (want is Outcome.WINNABLE), state
         if want is Outcome.WINNABLE:
             line = solver.solution("castles-end", number)
             assert line is not None
