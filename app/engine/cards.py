@@ -104,11 +104,6 @@ class Card:
         return label_of(self.face)
 
     @property
-    def rank_label(self) -> str:
-        """The corner index drawn on the card: A 2 … 10 J Q K."""
-        return RANK_LABELS[self.rank - 1]
-
-    @property
     def name(self) -> str:
         return name_of(self.face)
 

@@ -168,10 +168,6 @@ class Ruleset(ABC):
     def pile(self, state: State, pile_id: str) -> Pile:
         return state.piles[self.pile_index(pile_id)]
 
-    def pile_name(self, index: int) -> str:
-        """The pile in English words: "pile t3", "the stock"."""
-        return str(self.pile_ref(index))
-
     def pile_ref(self, index: int) -> PileRef:
         """The pile as a parameter of words (named in the player's language by the web)."""
         return PileRef(self._kinds[index].value, self.pile_ids[index])
@@ -249,10 +245,6 @@ class Ruleset(ABC):
         """The step in a player's words, naming only cards face up after it."""
         return words.describe_step(self, step)
 
-    def describe_undo(self, step: Step) -> str:
-        """An undo in a player's words (``step``: from the undone state to the restored one)."""
-        return words.describe_undo(self, step)
-
     def step_words(self, step: Step, auto: bool = False) -> list[Words]:
         """The step's sentences as words, for the web to say in the player's language."""
         return words.step_words(self, step, auto)
@@ -264,10 +256,6 @@ class Ruleset(ABC):
     def replay_words_of(self, start: State, moves: list[str]) -> list[Words]:
         """A finished game's moves as words, for the web to say in the player's language."""
         return words.replay_words_of(self, start, moves)
-
-    def move_words(self, before: State, move: Move) -> Words:
-        """One move of a finished game as words (every card may be named)."""
-        return words.move_words_of(self, before, move)
 
     def replay_words(self, start: State, moves: list[str]) -> list[str]:
         """A finished game's moves (notation) in words, from the deal ``start``."""

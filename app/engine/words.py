@@ -107,11 +107,6 @@ def undo_words(rules: RulesView, step: Step) -> Words:
     )
 
 
-def describe_undo(rules: RulesView, step: Step) -> str:
-    """An undo in English words."""
-    return str(undo_words(rules, step))
-
-
 def _face(card: int) -> int:
     return card if card >= 0 else ~card
 
@@ -159,11 +154,6 @@ def move_words_of(rules: RulesView, before: State, move: Move) -> Words:
         N_("%(cards)s to the empty %(pile)s"),
         {"cards": what, "pile": rules.pile_ref(dst)},
     )
-
-
-def move_words(rules: RulesView, before: State, move: Move) -> str:
-    """One move of a finished game in English words."""
-    return str(move_words_of(rules, before, move))
 
 
 def replay_words_of(rules: RulesView, start: State, moves: list[str]) -> list[Words]:

@@ -205,3 +205,28 @@ def test_public_view_hides_face_down_cards_and_the_stock_order() -> None:
     assert view["waste"] == ShownPile((), 0)
     full = rules.full_view(state)
     assert full["t1"][1] == "AC" and len(full["stock"]) == 87
+
+
+def test_public_view_of_only_some_piles_shows_just_those() -> None:
+    # The fragment for the piles a move changed: the same view of each, and nothing else.
+    rules = get_ruleset("quadruple-interchange")
+    state = rules.deal(1)
+    part = rules.public_view(state, only={"t1", "stock"})
+    assert set(part) == {"t1", "stock"}
+    assert part == {pid: rules.public_view(state)[pid] for pid in ("t1", "stock")}
+    assert part["stock"].cards is None and None in (part["t1"].cards or ())
+
+
+@pytest.mark.parametrize(
+    ("slug", "base"),
+    [
+        ("quadrangle", 2),  # §2: the rank of the card dealt to f1 (deal 1: 2♥)
+        ("quadruple-interchange", 1),  # I1: every foundation starts from an Ace
+        ("castles-end", None),  # E1: none until the player chooses it
+        ("corners", None),  # C1: each foundation from its own base card
+        ("patriarchs", None),  # P1: Aces up and Kings down, no one rank for all
+    ],
+)
+def test_the_base_rank_shared_by_every_foundation(slug: str, base: int | None) -> None:
+    rules = get_ruleset(slug)
+    assert rules.base_rank(rules.deal(1)) == base
