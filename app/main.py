@@ -113,6 +113,11 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             gc.freeze()
             gc.set_threshold(50_000, 50, 1000)
             await services.broker.start()
+            # Moves and their rate limits wait for the database and Redis on this loop, not in
+            # a thread (issue 26): their connections are this loop's, closed as it ends.
+            if services.move_store.inline is not None:
+                services.move_store.inline.start()
+            limits.start()
             if queue is not None:
                 await to_thread.run_sync(queue.app.open)
             # Forfeits silent racers and closes idle rooms (app/services/rooms/rooms.py), and forms
@@ -133,6 +138,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
                 with contextlib.suppress(asyncio.CancelledError):
                     await task
             await services.broker.stop()
+            await limits.stop()
+            if services.move_store.inline is not None:
+                await services.move_store.inline.stop()
             if queue is not None:
                 await to_thread.run_sync(queue.app.close)
             services.solver.loop = None
@@ -168,6 +176,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     observe.count_pool(services.engine, "main")
     if not services.move_store.shared:
         observe.count_pool(services.move_store.engine, "moves")
+    if services.move_store.inline is not None:
+        observe.count_pool(services.move_store.inline.engine.sync_engine, "moves_inline")
     app.include_router(router)
     if settings.public_api_docs:  # not in production unless API_DOCS=true
         app.include_router(docs.router)
