@@ -168,7 +168,7 @@ def build(
         move_store=move_store,
         broker=broker,
         games=games,
-        players=Players(sessions),
+        players=Players(sessions, store=move_store),
         accounts=Accounts(sessions),
         solver=solver,
         rooms=rooms,

@@ -38,7 +38,7 @@ from typing import Any, Protocol, TypeVar
 import psycopg
 from psycopg import AsyncClientCursor, ClientCursor
 from psycopg.pq import TransactionStatus
-from sqlalchemy import Connection, Dialect, Engine
+from sqlalchemy import Connection, Dialect, Engine, Executable, Row
 from sqlalchemy.exc import DBAPIError, SQLAlchemyError
 from sqlalchemy.ext.asyncio import AsyncEngine
 from sqlalchemy.sql import ClauseElement
@@ -325,6 +325,12 @@ class InlineMoves:
     def here(self) -> bool:
         """Whether moves of the running loop may run here."""
         return self.loop is not None and asyncio.get_running_loop() is self.loop
+
+    async def read(self, statement: Executable, params: dict[str, Any]) -> Row[Any] | None:
+        """The first row of a read on this loop's connections (autocommit: there is no
+        transaction to end), for a move route's dependency (the browser's session check)."""
+        async with self.engine.connect() as db:
+            return (await db.execute(statement, params)).first()
 
     async def run(self, work: Callable[[Transactions], T]) -> T:
         """``work(transactions)`` on this loop: its database calls are awaited through
