@@ -325,6 +325,7 @@ class GameActions(GameBase):
                 return Acted(MoveOutcome(self._view(tx.db, record, name), answer))
             change = policy(tx, record, name)
             in_force = record.moves - record.undos  # each undo took back one move
+            stored = self.answer_json(change.view) if key else None
             written = tx.write(
                 game_values(record),
                 move_values(
@@ -334,7 +335,7 @@ class GameActions(GameBase):
                     notation=change.notation,
                     revealed=change.revealed,
                     idempotency_key=key,
-                    response=self.answer_json(change.view) if key else None,
+                    response=stored,
                     snapshot=record.state
                     if action == "move" and in_force % SNAPSHOT_EVERY == 0
                     else None,
@@ -342,7 +343,8 @@ class GameActions(GameBase):
                 change.progress,
             )
         events = [*change.events, *([] if written is None else [written])]
-        return Acted(MoveOutcome(change.view), events, record if change.ended else None)
+        outcome = MoveOutcome(change.view, stored=stored)
+        return Acted(outcome, events, record if change.ended else None)
 
     # -- the policies ----------------------------------------------------------------------
 

@@ -222,6 +222,8 @@ async def play_move(
 def outcome_response(outcome: MoveOutcome) -> JSONBytes:
     if outcome.replayed is not None:
         return JSONBytes(outcome.replayed, headers={"Idempotent-Replayed": "true"})
+    if outcome.stored is not None:  # serialized once, for the log and for this answer
+        return JSONBytes(outcome.stored)
     return state_response(outcome.view)
 
 
