@@ -112,7 +112,7 @@ def build(
         )
     sessions = make_sessionmaker(engine)
     key = settings.deal_key_bytes
-    move_store = MoveStore.open(engine)
+    move_store = MoveStore.open(engine, threads=settings.threadpool_size)
     broker = make_broker(engine)
     game_options: dict[str, Any] = {}
     if answer_json is not None:

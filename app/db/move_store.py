@@ -357,12 +357,16 @@ class MoveStore:
     inline: InlineMoves | None = None  # on the event loop (PostgreSQL with psycopg)
 
     @classmethod
-    def open(cls, engine: Engine) -> MoveStore:
+    def open(cls, engine: Engine, threads: int | None = None) -> MoveStore:
         """The store for the app's main ``engine``: on PostgreSQL a pool of its own
         (``make_move_engine``) and one on the event loop (``make_inline_move_engine``),
-        elsewhere the same engine."""
-        moves = make_move_engine(engine)
+        elsewhere the same engine. ``threads``: how many threads may move at once (the
+        thread pool's, THREADPOOL_SIZE), when the routes' moves run on the event loop: the
+        synchronous pool then needs no more connections than they and the background sweeps
+        (the event loop's pool takes the main pool's size)."""
         inline = make_inline_move_engine(engine)
+        small = None if inline is None or threads is None else threads + 2
+        moves = make_move_engine(engine, small)
         return cls(
             moves,
             move_transactions(moves),

@@ -79,17 +79,20 @@ def _is_psycopg_postgres(engine: Engine) -> bool:
     return engine.dialect.name == "postgresql" and engine.dialect.driver == "psycopg"
 
 
-def make_move_engine(engine: Engine) -> Engine:
+def make_move_engine(engine: Engine, pool_size: int | None = None) -> Engine:
     """The connections that moves' transactions run on (app/db/move_store.py).
 
     On PostgreSQL, a pool of its own, in autocommit, where the app prepares its statements
     itself and psycopg prepares none: psycopg deallocates *every* prepared statement of a
     connection whenever a transaction on it rolls back (as reading a game does), which would
     drop the move path's statements in a shared pool. Elsewhere, the same engine.
+    ``pool_size``: its size, when not the main pool's.
     """
     if not _is_psycopg_postgres(engine):
         return engine
     for_moves, options = _move_options(engine)
+    if pool_size is not None:
+        options["pool_size"] = pool_size
     moves = create_engine(engine.url, **options)
     _checkout_check(moves)
     _LIMITS[moves] = for_moves

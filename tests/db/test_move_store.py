@@ -48,9 +48,19 @@ def test_refused_moves_release_the_game_and_change_nothing(api: TestClient, app:
 
 
 def test_each_database_gets_its_own_way_of_moving(app: FastAPI, backend: str) -> None:
-    with app.state.services.move_store.transaction() as tx:
+    store = app.state.services.move_store
+    with store.transaction() as tx:
         expected = PostgresTransaction if backend == "postgres" else CoreTransaction
         assert isinstance(tx, expected)
+    if backend == "postgres":
+        # The routes' moves run on the event loop's pool, of the main pool's size; the
+        # synchronous one serves only the moves made in threads (issue 26).
+        settings = app.state.settings
+        assert store.inline is not None
+        assert store.inline.engine.pool.size() == settings.db_pool_size
+        assert store.engine.pool.size() == settings.threadpool_size + 2
+    else:
+        assert store.inline is None  # SQLite's moves stay in the thread pool
 
 
 def _on_a_loop() -> bool:
