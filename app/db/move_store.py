@@ -343,7 +343,16 @@ class InlineMoves:
         Idempotency-Key gets its answer. ``asyncio.shield`` rather than a shielded cancel
         scope: it holds against a task's plain ``cancel()`` too.
         """
-        return await asyncio.shield(greenlet_spawn(work, self.transaction))
+        task = asyncio.ensure_future(greenlet_spawn(work, self.transaction))
+        task.add_done_callback(_retrieved)
+        return await asyncio.shield(task)
+
+
+def _retrieved(task: asyncio.Future[Any]) -> None:
+    """Takes a finished move's error, so that one whose request was cancelled meanwhile (and
+    so answered to nobody) is not logged as "never retrieved"."""
+    if not task.cancelled():
+        task.exception()
 
 
 @dataclass
