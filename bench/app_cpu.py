@@ -126,8 +126,7 @@ async def measure(args: argparse.Namespace) -> dict[str, Any]:
     windows = []
     async with app.router.lifespan_context(app):
         tasks = [
-            asyncio.create_task(player(app, args.seed + i, state))
-            for i in range(args.concurrency)
+            asyncio.create_task(player(app, args.seed + i, state)) for i in range(args.concurrency)
         ]
         while state["moves"] < args.warmup:  # games started, caches and pools warm
             await asyncio.sleep(0.05)
