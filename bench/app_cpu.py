@@ -34,8 +34,8 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from common import BENCH_LIMITS, machine_facts  # noqa: E402
-from load import GAMES, choose, fresh_database  # noqa: E402
+from common import BENCH_LIMITS, machine_facts
+from load import GAMES, choose, fresh_database
 
 DEFAULT_DB = "postgresql+psycopg://postgres@127.0.0.1:5432/ph_bench_cpu"
 Answer = tuple[int, Any]
