@@ -114,7 +114,7 @@ def build(
         )
     sessions = make_sessionmaker(engine)
     key = settings.deal_key_bytes
-    move_store = MoveStore.open(engine)
+    move_store = MoveStore.open(engine, threads=settings.threadpool_size)
     broker = make_broker(engine)
     sealer = Sealer(key)
     game_options: dict[str, Any] = {}
@@ -173,7 +173,7 @@ def build(
         sealer=sealer,
         broker=broker,
         games=games,
-        players=Players(sessions),
+        players=Players(sessions, store=move_store),
         accounts=Accounts(sessions),
         solver=solver,
         rooms=rooms,

@@ -83,22 +83,22 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     queue = queue_of(settings)
     services = for_serving(settings, answer_json=answer_text, queue=queue)
 
-    entered = [0]  # lifespans of this app now running
+    # Whether a lifespan of this app has started its services and not yet stopped them. (A
+    # flag, not a count of lifespans: when the first one ends before one opened inside it, as
+    # a test may close its clients in the order it opened them, a count went below zero and
+    # no later lifespan started anything: no broker, and no moves on the event loop.)
+    running = [False]
 
     @asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:
-        if entered[0]:
+        if running[0]:
             # A second lifespan while the first runs (tests open a client inside another's):
             # it shares what the first started. Starting again would move the broker's tasks
             # to this loop and leave the first loop's LISTEN connection open for ever, and its
             # end would close the services the first still serves with.
-            entered[0] += 1
-            try:
-                yield
-            finally:
-                entered[0] -= 1
+            yield
             return
-        entered[0] = 1
+        running[0] = True
         try:
             # Blocking work (database calls) runs in this many threads per process. Far fewer
             # threads than FastAPI's 40 keep them from fighting over the GIL, which under load
@@ -113,6 +113,11 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             gc.freeze()
             gc.set_threshold(50_000, 50, 1000)
             await services.broker.start()
+            # Moves and their rate limits wait for the database and Redis on this loop, not in
+            # a thread (issue 26): their connections are this loop's, closed as it ends.
+            if services.move_store.inline is not None:
+                services.move_store.inline.start()
+            limits.start()
             if queue is not None:
                 await to_thread.run_sync(queue.app.open)
             # Forfeits silent racers and closes idle rooms (app/services/rooms/rooms.py), and forms
@@ -133,13 +138,16 @@ def create_app(settings: Settings | None = None) -> FastAPI:
                 with contextlib.suppress(asyncio.CancelledError):
                     await task
             await services.broker.stop()
+            await limits.stop()
+            if services.move_store.inline is not None:
+                await services.move_store.inline.stop()
             if queue is not None:
                 await to_thread.run_sync(queue.app.close)
             services.solver.loop = None
             services.close()
             process_exited(os.getpid())
         finally:
-            entered[0] = 0
+            running[0] = False
 
     app = FastAPI(
         lifespan=lifespan,
@@ -168,6 +176,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     observe.count_pool(services.engine, "main")
     if not services.move_store.shared:
         observe.count_pool(services.move_store.engine, "moves")
+    if services.move_store.inline is not None:
+        observe.count_pool(services.move_store.inline.engine.sync_engine, "moves_inline")
     app.include_router(router)
     if settings.public_api_docs:  # not in production unless API_DOCS=true
         app.include_router(docs.router)

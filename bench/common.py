@@ -91,6 +91,8 @@ def machine_facts(database_url: str, *, database_size: bool = False) -> dict[str
 
 
 def free_port() -> int:
+    if "BENCH_PORTS" in os.environ:  # a shared machine: only the ports one was given
+        return port_in_range()
     with socket.socket() as s:
         s.bind((HOST, 0))
         return int(s.getsockname()[1])
@@ -114,7 +116,18 @@ BENCH_LIMITS = {
     "CLIENT_STREAMS": "100000",
 }
 
-PORTS = range(9900, 10000)  # where the benchmarks' own servers listen
+
+def _ports() -> range:
+    """Where the benchmarks' own servers listen: 9900-9999, or ``BENCH_PORTS=first-last`` (a
+    range of one's own on a machine shared with other checkouts)."""
+    given = os.environ.get("BENCH_PORTS", "")
+    if not given:
+        return range(9900, 10000)
+    first, _, last = given.partition("-")
+    return range(int(first), int(last) + 1)
+
+
+PORTS = _ports()
 _HANDED_OUT: set[int] = set()
 
 

@@ -49,7 +49,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from common import BENCH_LIMITS, HOST, ROOT, free_port, machine_facts
+from common import BENCH_LIMITS, HOST, ROOT, free_port, machine_facts, start_redis
 from load import (
     Connection,
     ConnectionLost,
@@ -520,7 +520,14 @@ def main(argv: list[str] | None = None) -> int:
         url = pg.create_database("ph_faults")
         port = free_port()
         log = Path(tmp) / "server.log"
+        # The start script's settings check imports the app's metrics, which need the
+        # directory before the script empties and makes it again.
+        (Path(tmp) / "metrics").mkdir(exist_ok=True)
+        # Production refuses 2 workers without Redis (each would count rate limits apart).
+        redis_port = free_port()
+        redis = start_redis(redis_port, log)
         env = {
+            "REDIS_URL": f"redis://{HOST}:{redis_port}/0",
             **os.environ,
             **BENCH_LIMITS,
             "APP_ENV": "production",
@@ -551,6 +558,8 @@ def main(argv: list[str] | None = None) -> int:
                 with contextlib.suppress(ProcessLookupError):
                     os.killpg(server.pid, signal.SIGKILL)
                 server.wait(timeout=10)
+            redis.terminate()
+            redis.wait(timeout=10)
         text = log.read_text(errors="replace")
         results["server log"] = {
             "lines": text.count("\n"),

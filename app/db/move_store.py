@@ -19,22 +19,30 @@ statements and the same behaviour (the contract tests run on both databases):
 
 Either way the transaction's :attr:`~MoveTransaction.db` is a SQLAlchemy connection inside the
 same transaction, for the statistics counters and the move log.
+
+On PostgreSQL the store also runs moves on the event loop (:class:`InlineMoves`, issue 26): the
+same transactions, statements and service code, on psycopg's ``AsyncConnection`` through
+SQLAlchemy's asyncio extension, run by ``greenlet_spawn`` so that every wait for the database is
+an ``await`` and the rules engine's microseconds run inline; no thread-pool hop per move.
 """
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeVar
 
 import psycopg
-from psycopg import ClientCursor
+from psycopg import AsyncClientCursor, ClientCursor
 from psycopg.pq import TransactionStatus
-from sqlalchemy import Connection, Dialect, Engine
+from sqlalchemy import Connection, Dialect, Engine, Executable, Row
 from sqlalchemy.exc import DBAPIError, SQLAlchemyError
+from sqlalchemy.ext.asyncio import AsyncEngine
 from sqlalchemy.sql import ClauseElement
+from sqlalchemy.util import await_, greenlet_spawn
 
 from app.db.broker import CHANNEL
 from app.db.faults import Disconnected, OutcomeUnknown
@@ -54,7 +62,9 @@ from app.db.game_rows import (
     locked_game,
 )
 from app.db.models import as_utc
-from app.db.session import make_move_engine
+from app.db.session import make_inline_move_engine, make_move_engine
+
+T = TypeVar("T")
 
 
 class MoveTransaction(Protocol):
@@ -106,6 +116,23 @@ class CoreTransaction:
         return event_id
 
 
+def _as_is(result: Any) -> Any:
+    return result
+
+
+def driver_io(driver: Any) -> tuple[Callable[[Any], Any], Any]:
+    """How to wait for the driver's calls, and a client-side-binding cursor on it.
+
+    psycopg's synchronous connection returns results; its ``AsyncConnection`` (the move path
+    on the event loop, :class:`InlineMoves`) returns coroutines, awaited here through
+    SQLAlchemy's ``await_`` from inside the greenlet that ``greenlet_spawn`` runs the move in:
+    the same statements and the same code, without a thread.
+    """
+    if isinstance(driver, psycopg.AsyncConnection):
+        return await_, AsyncClientCursor(driver)
+    return _as_is, ClientCursor(driver)
+
+
 class PostgresTransaction:
     def __init__(self, db: Connection, sql: PostgresStatements) -> None:
         self.db = db
@@ -115,9 +142,10 @@ class PostgresTransaction:
             "moves need the connections of make_move_engine()"
         )
         self.driver = driver
-        self.cursor = ClientCursor(driver)
+        # ``io`` waits for a driver call: as is (sync), or awaited on the event loop (async).
+        self.io, self.cursor = driver_io(driver)
         with self._before_commit():
-            sql.prepare_once(db)
+            sql.prepare_once(db, self.io)
 
     @contextmanager
     def _before_commit(self) -> Iterator[None]:
@@ -133,17 +161,17 @@ class PostgresTransaction:
         query = self.sql.begin_and_lock
         if idempotency_key is not None:
             query += "; " + self.sql.first_response.execute
-        cursor = self.cursor
+        cursor, io = self.cursor, self.io
         with self._before_commit():
-            cursor.execute(query, params)
+            io(cursor.execute(query, params))
             cursor.nextset()  # past BEGIN
-            found = cursor.fetchone()
+            found = io(cursor.fetchone())
             if found is None:
                 return None
             first = None
             if idempotency_key is not None:
                 cursor.nextset()
-                first = cursor.fetchone()
+                first = io(cursor.fetchone())
         values = dict(zip(LOCKED_COLUMNS, found, strict=True))
         for name in TIMES:  # as the UTCDateTime column type hands them back
             values[name] = as_utc(values[name])
@@ -160,7 +188,7 @@ class PostgresTransaction:
         else:
             query, params = self.sql.write_event_commit_notify, {**move, **game, **event.values()}
         try:
-            self.cursor.execute(query, params)
+            self.io(self.cursor.execute(query, params))
         except psycopg.Error as exc:
             # The COMMIT travels in the same message: on a lost connection nobody knows
             # whether it ran. (Any other error aborted the transaction: nothing was applied.)
@@ -179,7 +207,7 @@ class PostgresTransaction:
         if self.dead:
             return
         if driver.info.transaction_status in (TransactionStatus.INTRANS, TransactionStatus.INERROR):
-            driver.execute("ROLLBACK")
+            self.io(driver.execute("ROLLBACK"))
 
 
 @dataclass(frozen=True)
@@ -242,9 +270,10 @@ class PostgresStatements:
             f"SELECT pg_notify('{CHANNEL}', lastval()::text)"
         )
 
-    def prepare_once(self, db: Connection) -> None:
+    def prepare_once(self, db: Connection, io: Callable[[Any], Any] = _as_is) -> None:
         """Prepares the statements on this connection the first time it serves a move; they
-        last as long as the connection (its pool's info dict starts empty on a reconnect)."""
+        last as long as the connection (its pool's info dict starts empty on a reconnect).
+        ``io`` waits for the driver's calls (:func:`driver_io`)."""
         info = db.connection.info
         if info.get("ph_prepared"):
             return
@@ -258,11 +287,72 @@ class PostgresStatements:
             self.insert_event,
         )
         for statement in statements:
-            driver.execute(statement.prepare)
+            io(driver.execute(statement.prepare))
         info["ph_prepared"] = True
 
 
 Transactions = Callable[[], AbstractContextManager[MoveTransaction]]
+
+
+@dataclass
+class InlineMoves:
+    """Moves on the event loop: an ``AsyncEngine`` of the move path's own and the same
+    :data:`Transactions` on its synchronous face, run by :meth:`run` in a greenlet.
+
+    Its connections belong to the event loop that opened them, so it serves one loop: the one
+    whose app lifespan called :meth:`start` (a worker's only loop in production). A request on
+    any other loop (a test client without the app's lifespan) is told :meth:`here` is False and
+    takes the thread-pool path, with the same transactions on the synchronous pool.
+    """
+
+    engine: AsyncEngine
+    transaction: Transactions
+    loop: asyncio.AbstractEventLoop | None = field(default=None)
+
+    @classmethod
+    def of(cls, engine: AsyncEngine) -> InlineMoves:
+        return cls(engine, move_transactions(engine.sync_engine))
+
+    def start(self) -> None:
+        """Serve the running loop (the app's lifespan, as it starts)."""
+        self.loop = asyncio.get_running_loop()
+
+    async def stop(self) -> None:
+        """Close the connections, on the loop that opened them (the lifespan, as it ends)."""
+        self.loop = None
+        await self.engine.dispose()
+
+    def here(self) -> bool:
+        """Whether moves of the running loop may run here."""
+        return self.loop is not None and asyncio.get_running_loop() is self.loop
+
+    async def read(self, statement: Executable, params: dict[str, Any]) -> Row[Any] | None:
+        """The first row of a read on this loop's connections (autocommit: there is no
+        transaction to end), for a move route's dependency (the browser's session check)."""
+        async with self.engine.connect() as db:
+            return (await db.execute(statement, params)).first()
+
+    async def run(self, work: Callable[[Transactions], T]) -> T:
+        """``work(transactions)`` on this loop: its database calls are awaited through
+        SQLAlchemy's ``await_``, everything else runs inline.
+
+        Shielded from cancellation, as a move in a thread was (nobody can stop a thread half
+        way): a cancelled request (uvicorn cancels what is left at the end of a graceful
+        shutdown) leaves its move to finish in a task of its own, so a transaction is never
+        cut between two statements or under its COMMIT, and a retry with the same
+        Idempotency-Key gets its answer. ``asyncio.shield`` rather than a shielded cancel
+        scope: it holds against a task's plain ``cancel()`` too.
+        """
+        task = asyncio.ensure_future(greenlet_spawn(work, self.transaction))
+        task.add_done_callback(_retrieved)
+        return await asyncio.shield(task)
+
+
+def _retrieved(task: asyncio.Future[Any]) -> None:
+    """Takes a finished move's error, so that one whose request was cancelled meanwhile (and
+    so answered to nobody) is not logged as "never retrieved"."""
+    if not task.cancelled():
+        task.exception()
 
 
 @dataclass
@@ -273,13 +363,30 @@ class MoveStore:
     engine: Engine
     transaction: Transactions
     shared: bool  # ``engine`` is the app's main engine (SQLite): not this store's to close
+    inline: InlineMoves | None = None  # on the event loop (PostgreSQL with psycopg)
 
     @classmethod
-    def open(cls, engine: Engine) -> MoveStore:
+    def open(cls, engine: Engine, threads: int | None = None) -> MoveStore:
         """The store for the app's main ``engine``: on PostgreSQL a pool of its own
-        (``make_move_engine``), elsewhere the same engine."""
-        moves = make_move_engine(engine)
-        return cls(moves, move_transactions(moves), shared=moves is engine)
+        (``make_move_engine``) and one on the event loop (``make_inline_move_engine``),
+        elsewhere the same engine. ``threads``: how many threads may move at once (the
+        thread pool's, THREADPOOL_SIZE), when the routes' moves run on the event loop: the
+        synchronous pool then needs no more connections than they and the background sweeps
+        (the event loop's pool takes the main pool's size)."""
+        inline = make_inline_move_engine(engine)
+        small = None if inline is None or threads is None else threads + 2
+        moves = make_move_engine(engine, small)
+        return cls(
+            moves,
+            move_transactions(moves),
+            shared=moves is engine,
+            inline=None if inline is None else InlineMoves.of(inline),
+        )
+
+    def inline_here(self) -> InlineMoves | None:
+        """The event loop's move path, when the running loop has one (see :class:`InlineMoves`)."""
+        inline = self.inline
+        return inline if inline is not None and inline.here() else None
 
     def close(self) -> None:
         """Closes the connections of the move path's own pool, if it has one."""

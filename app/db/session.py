@@ -11,6 +11,7 @@ from typing import Any
 from sqlalchemy import Engine, create_engine, event
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import DisconnectionError
+from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
 from sqlalchemy.orm import Session, sessionmaker
 
 
@@ -74,30 +75,55 @@ def _postgres_options(pool_size: int, limits: Limits, **extra: Any) -> dict[str,
     return engine_options
 
 
-def make_move_engine(engine: Engine) -> Engine:
+def _is_psycopg_postgres(engine: Engine) -> bool:
+    return engine.dialect.name == "postgresql" and engine.dialect.driver == "psycopg"
+
+
+def make_move_engine(engine: Engine, pool_size: int | None = None) -> Engine:
     """The connections that moves' transactions run on (app/db/move_store.py).
 
     On PostgreSQL, a pool of its own, in autocommit, where the app prepares its statements
     itself and psycopg prepares none: psycopg deallocates *every* prepared statement of a
     connection whenever a transaction on it rolls back (as reading a game does), which would
     drop the move path's statements in a shared pool. Elsewhere, the same engine.
+    ``pool_size``: its size, when not the main pool's.
     """
-    if engine.dialect.name != "postgresql" or engine.dialect.driver != "psycopg":
+    if not _is_psycopg_postgres(engine):
         return engine
-    limits = _LIMITS.get(engine, NO_LIMITS)
-    for_moves = replace(limits, lock_timeout_ms=limits.move_lock_timeout_ms)
-    moves = create_engine(
-        engine.url,
-        **_postgres_options(
-            engine.pool.size(),  # type: ignore[attr-defined]
-            for_moves,
-            isolation_level="AUTOCOMMIT",
-            connect_args={"prepare_threshold": None},
-        ),
-    )
+    for_moves, options = _move_options(engine)
+    if pool_size is not None:
+        options["pool_size"] = pool_size
+    moves = create_engine(engine.url, **options)
     _checkout_check(moves)
     _LIMITS[moves] = for_moves
     return moves
+
+
+def make_inline_move_engine(engine: Engine) -> AsyncEngine | None:
+    """The move path's connections on the event loop (``app.db.move_store.InlineMoves``): the
+    same pool as :func:`make_move_engine`'s (autocommit, no psycopg-prepared statements, the
+    move lock timeout), on psycopg's ``AsyncConnection``, so that a move waits for PostgreSQL
+    without a thread. None where there is none (SQLite: its moves stay in the thread pool).
+    """
+    if not _is_psycopg_postgres(engine):
+        return None
+    for_moves, options = _move_options(engine)
+    moves = create_async_engine(engine.url.set(drivername="postgresql+psycopg_async"), **options)
+    _checkout_check(moves.sync_engine)
+    _LIMITS[moves.sync_engine] = for_moves
+    return moves
+
+
+def _move_options(engine: Engine) -> tuple[Limits, dict[str, Any]]:
+    limits = _LIMITS.get(engine, NO_LIMITS)
+    for_moves = replace(limits, lock_timeout_ms=limits.move_lock_timeout_ms)
+    options = _postgres_options(
+        engine.pool.size(),  # type: ignore[attr-defined]
+        for_moves,
+        isolation_level="AUTOCOMMIT",
+        connect_args={"prepare_threshold": None},
+    )
+    return for_moves, options
 
 
 def idle_connection_is_dead(dbapi_connection: Any) -> bool:
@@ -107,6 +133,8 @@ def idle_connection_is_dead(dbapi_connection: Any) -> bool:
     socket, so an idle connection with something to read is dead (a healthy idle one has
     nothing to say). One ``poll`` system call, no round trip.
     """
+    # SQLAlchemy's adapter of an async driver holds the driver's connection (the socket).
+    dbapi_connection = getattr(dbapi_connection, "driver_connection", dbapi_connection)
     if getattr(dbapi_connection, "closed", False) or getattr(dbapi_connection, "broken", False):
         return True
     try:

@@ -15,11 +15,14 @@ import logging
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
+from functools import partial
+
+from anyio import to_thread
 
 from app.db.faults import OutcomeUnknown, is_disconnect, summary
 from app.db.game_rows import FirstAnswer, GameRow, NewEvent, game_values, move_values
 from app.db.models import as_utc
-from app.db.move_store import MoveTransaction
+from app.db.move_store import MoveTransaction, Transactions
 from app.engine import IllegalMove, InvalidMove, Move, Status, Step, dumps, get_ruleset, loads
 from app.metrics import DB_ERRORS
 from app.services import stats
@@ -60,6 +63,20 @@ class Change:
     ended: bool = False  # the game ended: the listeners hear of it after the commit
 
 
+@dataclass
+class Acted:
+    """A committed action: its answer, and what is left to do after the commit (publish the
+    race events it wrote, tell the listeners that the game ended)."""
+
+    outcome: MoveOutcome
+    events: list[int] = field(default_factory=list)
+    ended: GameRow | None = None
+
+    @property
+    def pending(self) -> bool:
+        return bool(self.events) or self.ended is not None
+
+
 Policy = Callable[[MoveTransaction, GameRow, str], Change]
 
 
@@ -92,7 +109,13 @@ def _stale(record: GameRow, version: int | None) -> StaleVersion:
 
 
 class GameActions(GameBase):
-    """Move, undo and resign: each a policy on one lock → check → change → write skeleton."""
+    """Move, undo and resign: each a policy on one lock → check → change → write skeleton.
+
+    Each comes twice: ``move`` for a caller in a thread, and ``move_async`` for the event loop,
+    which runs the very same code on the move store's connections of the loop
+    (app/db/move_store.py, ``InlineMoves``) without a thread, or in the thread pool where the
+    loop has none (SQLite). The skeleton takes the transactions to run on as its argument.
+    """
 
     def move(
         self,
@@ -103,12 +126,92 @@ class GameActions(GameBase):
         idempotency_key: str | None = None,
     ) -> MoveOutcome:
         """Plays one move (None: the Deal button's move, decided on the locked state)."""
-        _check_key(idempotency_key)
+        return self._after(
+            self._move(self.store.transaction, game_id, player_id, move, version, idempotency_key)
+        )
+
+    async def move_async(
+        self,
+        game_id: str,
+        player_id: str | None,
+        move: Move | None,
+        version: int,
+        idempotency_key: str | None = None,
+    ) -> MoveOutcome:
+        """:meth:`move`, awaited on the event loop."""
+        work = partial(
+            self._move, game_id=game_id, player_id=player_id, move=move, version=version,
+            key=idempotency_key,
+        )  # fmt: skip
+        return await self._on_loop(work)
+
+    async def undo_async(
+        self,
+        game_id: str,
+        player_id: str | None,
+        version: int | None = None,
+        idempotency_key: str | None = None,
+    ) -> MoveOutcome:
+        """:meth:`undo`, awaited on the event loop."""
+        return await self._on_loop(
+            partial(self._plain, "undo", self._undone, game_id, player_id, version, idempotency_key)
+        )
+
+    async def resign_async(
+        self,
+        game_id: str,
+        player_id: str | None,
+        version: int | None = None,
+        idempotency_key: str | None = None,
+    ) -> MoveOutcome:
+        """:meth:`resign`, awaited on the event loop."""
+        return await self._on_loop(
+            partial(
+                self._plain, "resign", self._resigned, game_id, player_id, version, idempotency_key
+            )
+        )
+
+    async def _on_loop(self, work: Callable[[Transactions], Acted]) -> MoveOutcome:
+        inline = self.store.inline_here()
+        if inline is None:  # no connections of this loop (SQLite): the thread pool, as before
+
+            def in_thread() -> MoveOutcome:
+                return self._after(work(self.store.transaction))
+
+            return await to_thread.run_sync(in_thread)
+        acted = await inline.run(work)
+        if acted.pending:
+            # Rare (a race's step, a game's end), and they may block: a NOTIFY, a queued job,
+            # an event's standings.
+            return await to_thread.run_sync(self._after, acted)
+        return acted.outcome
+
+    def _after(self, acted: Acted) -> MoveOutcome:
+        """What follows an action's commit, outside its transaction."""
+        if acted.events:
+            self.publish(acted.events)
+        record = acted.ended
+        if record is not None:
+            self.ended(record.game, record.deal)
+            if record.competition is not None:
+                self.competition_ended(record.id)
+        return acted.outcome
+
+    def _move(
+        self,
+        transactions: Transactions,
+        game_id: str,
+        player_id: str | None,
+        move: Move | None,
+        version: int,
+        key: str | None,
+    ) -> Acted:
+        _check_key(key)
         if not plausible_id(game_id):
             raise NotFound("There is no game with that id.")
         for attempt in (1, 2):
             try:
-                return self._move_once(game_id, player_id, move, version, idempotency_key)
+                return self._move_once(transactions, game_id, player_id, move, version, key)
             except OutcomeUnknown as exc:
                 logger.warning("move outcome unknown, game %s: %s", game_id, summary(exc))
                 raise Unavailable(
@@ -128,12 +231,13 @@ class GameActions(GameBase):
 
     def _move_once(
         self,
+        transactions: Transactions,
         game_id: str,
         player_id: str | None,
         move: Move | None,
         version: int,
         key: str | None,
-    ) -> MoveOutcome:
+    ) -> Acted:
         chosen: list[Move] = []
 
         def notation(record: GameRow) -> str:
@@ -145,7 +249,7 @@ class GameActions(GameBase):
         def policy(tx: MoveTransaction, record: GameRow, name: str) -> Change:
             return self._moved(tx, record, name, chosen[0], version)
 
-        return self._act(game_id, player_id, key, "move", version, policy, notation)
+        return self._act(transactions, game_id, player_id, key, "move", version, policy, notation)
 
     def undo(
         self,
@@ -156,7 +260,12 @@ class GameActions(GameBase):
     ) -> MoveOutcome:
         """Takes back the latest move (if it revealed nothing). With ``version``, only when it
         is the current version (else StaleVersion); with a key, once (retries replay)."""
-        return self._plain("undo", self._undone, game_id, player_id, version, idempotency_key)
+        return self._after(
+            self._plain(
+                "undo", self._undone, game_id, player_id, version, idempotency_key,
+                self.store.transaction,
+            )
+        )  # fmt: skip
 
     def resign(
         self,
@@ -166,7 +275,12 @@ class GameActions(GameBase):
         idempotency_key: str | None = None,
     ) -> MoveOutcome:
         """Ends the game as lost; ``version`` and the key as for :meth:`undo`."""
-        return self._plain("resign", self._resigned, game_id, player_id, version, idempotency_key)
+        return self._after(
+            self._plain(
+                "resign", self._resigned, game_id, player_id, version, idempotency_key,
+                self.store.transaction,
+            )
+        )  # fmt: skip
 
     def _plain(
         self,
@@ -176,19 +290,21 @@ class GameActions(GameBase):
         player_id: str | None,
         version: int | None,
         key: str | None,
-    ) -> MoveOutcome:
+        transactions: Transactions,
+    ) -> Acted:
         """An action with no move of its own (undo, resign) on the skeleton."""
         _check_key(key)
 
         def bound(tx: MoveTransaction, record: GameRow, name: str) -> Change:
             return policy(tx, record, name, version)
 
-        return self._act(game_id, player_id, key, action, version, bound)
+        return self._act(transactions, game_id, player_id, key, action, version, bound)
 
     # -- the skeleton ----------------------------------------------------------------------
 
     def _act(
         self,
+        transactions: Transactions,
         game_id: str,
         player_id: str | None,
         key: str | None,
@@ -196,8 +312,8 @@ class GameActions(GameBase):
         version: int | None,
         policy: Policy,
         notation: Callable[[GameRow], str | None] = lambda record: None,
-    ) -> MoveOutcome:
-        with self.store.transaction() as tx:
+    ) -> Acted:
+        with transactions() as tx:
             locked = tx.lock(game_id, key) if plausible_id(game_id) else None
             if locked is None:
                 raise NotFound("There is no game with that id.")
@@ -206,9 +322,10 @@ class GameActions(GameBase):
             said = notation(record)
             if locked.first is not None:
                 answer = _first_answer(locked.first, action, said, version)
-                return MoveOutcome(self._view(tx.db, record, name), answer)
+                return Acted(MoveOutcome(self._view(tx.db, record, name), answer))
             change = policy(tx, record, name)
             in_force = record.moves - record.undos  # each undo took back one move
+            stored = self.answer_json(change.view) if key else None
             written = tx.write(
                 game_values(record),
                 move_values(
@@ -218,7 +335,7 @@ class GameActions(GameBase):
                     notation=change.notation,
                     revealed=change.revealed,
                     idempotency_key=key,
-                    response=self.answer_json(change.view) if key else None,
+                    response=stored,
                     snapshot=record.state
                     if action == "move" and in_force % SNAPSHOT_EVERY == 0
                     else None,
@@ -226,13 +343,8 @@ class GameActions(GameBase):
                 change.progress,
             )
         events = [*change.events, *([] if written is None else [written])]
-        if events:
-            self.publish(events)
-        if change.ended:
-            self.ended(record.game, record.deal)
-            if record.competition is not None:
-                self.competition_ended(record.id)
-        return MoveOutcome(change.view)
+        outcome = MoveOutcome(change.view, stored=stored)
+        return Acted(outcome, events, record if change.ended else None)
 
     # -- the policies ----------------------------------------------------------------------
 

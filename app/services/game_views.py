@@ -118,6 +118,9 @@ class ReplayView:
 class MoveOutcome:
     view: GameView
     replayed: str | None = None  # the stored first answer (JSON) to a retried request
+    # The answer's JSON as stored with this request's Idempotency-Key: sent as it is, so that
+    # the state is serialized once (issue 26).
+    stored: str | None = None
 
 
 @dataclass

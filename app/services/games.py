@@ -10,14 +10,18 @@ preference's cards, each an ordinary logged move), :meth:`Games.finish`, :meth:`
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from contextlib import suppress
 from datetime import datetime
+from functools import partial
 
+from anyio import to_thread
 from sqlalchemy import insert, select
 from sqlalchemy.orm import Session
 
 from app.db.game_rows import GAME, GameRow
 from app.db.models import Game, Player
+from app.db.move_store import Transactions
 from app.engine import (
     MAX_DEAL,
     RULES_VERSION,
@@ -46,9 +50,9 @@ from app.services.errors import (
     SameDealInPlay,
     ServiceError,
 )
-from app.services.game_actions import MAX_IDEMPOTENCY_KEY, GameActions
+from app.services.game_actions import MAX_IDEMPOTENCY_KEY, Acted, GameActions
 from app.services.game_base import DEFAULT_MAX_MOVES, initial_status, status_of
-from app.services.game_views import GameView, Played
+from app.services.game_views import GameView, MoveOutcome, Played
 from app.services.players import new_id
 from app.services.replay_views import Replays
 from app.services.seal import Seal, SealKind, check_race_read, opened_to_all, race_running
@@ -187,7 +191,53 @@ class Games(GameActions, Replays):
         each an ordinary logged move of its own (rules.md §0). Refusals of the player's move
         raise as for :meth:`move`; an auto-move that another tab's move got ahead of just ends
         the run: the answer shows the board as it is."""
-        first = self.move(game_id, player_id, move, version)
+        return self._play(
+            self.store.transaction, self._after, game_id, player_id, move, version, auto
+        )
+
+    async def play_async(
+        self, game_id: str, player_id: str | None, move: Move | None, version: int, *, auto: bool
+    ) -> Played:
+        """:meth:`play`, awaited on the event loop: the move and its auto-moves in one run on
+        the loop's connections (app/db/move_store.py, ``InlineMoves``), or in the thread pool
+        where the loop has none (SQLite). What follows a commit that may block (a race's
+        events, a game's end) is done after the run, in a thread."""
+        inline = self.store.inline_here()
+        if inline is None:
+            return await to_thread.run_sync(
+                partial(self.play, game_id, player_id, move, version, auto=auto)
+            )
+        pending: list[Acted] = []
+
+        def later(acted: Acted) -> MoveOutcome:
+            if acted.pending:
+                pending.append(acted)
+            return acted.outcome
+
+        work = partial(
+            self._play, after=later, game_id=game_id, player_id=player_id, move=move,
+            version=version, auto=auto,
+        )  # fmt: skip
+        try:
+            return await inline.run(work)
+        finally:
+            if pending:  # also when a later auto-move failed: these moves are committed
+                await to_thread.run_sync(lambda: [self._after(acted) for acted in pending])
+
+    def _play(
+        self,
+        transactions: Transactions,
+        after: Callable[[Acted], MoveOutcome],
+        game_id: str,
+        player_id: str | None,
+        move: Move | None,
+        version: int,
+        auto: bool,
+    ) -> Played:
+        def play_one(chosen: Move | None, at: int) -> MoveOutcome:
+            return after(self._move(transactions, game_id, player_id, chosen, at, None))
+
+        first = play_one(move, version)
         view = first.view
         assert view.step is not None
         played = Played(view, [view.step])
@@ -203,7 +253,7 @@ class Games(GameActions, Replays):
             if up is None:
                 break
             try:
-                view = self.move(game_id, player_id, up, view.record.version).view
+                view = play_one(up, view.record.version).view
             except ServiceError:
                 break
             assert view.step is not None

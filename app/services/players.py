@@ -10,20 +10,27 @@ import time
 import unicodedata
 from collections.abc import Callable
 from datetime import UTC, datetime
+from typing import Any
 
+from anyio import to_thread
 from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerifyMismatchError
 from cachetools import LRUCache, TTLCache
-from sqlalchemy import select, update
+from sqlalchemy import bindparam, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session, sessionmaker
 
 from app.db.models import Player
+from app.db.move_store import MoveStore
 from app.services.errors import N_, BadCredentials, InvalidRequest, NameTaken, NotFound
 
 # Matched whole with fullmatch: "$" would also accept a name ending in a newline.
 NAME_RULE = re.compile(r"[A-Za-z0-9_-]{3,24}")
 NAME_HELP = N_("A name has 3 to 24 characters: letters, digits, _ and -.")
+# What a browser's session check reads (built once: it runs on most board actions).
+_SESSION_VERSION = select(Player.session_version, Player.prefs).where(
+    Player.id == bindparam("player_id")
+)
 _TAKEN = N_("The name %(name)s is taken; please choose another.")
 MAX_NAME = 24
 MIN_PASSWORD = 8
@@ -186,9 +193,13 @@ class Players:
     TOKEN_CACHE_SECONDS = 30.0
 
     def __init__(
-        self, sessions: sessionmaker[Session], clock: Callable[[], float] = time.monotonic
+        self,
+        sessions: sessionmaker[Session],
+        clock: Callable[[], float] = time.monotonic,
+        store: MoveStore | None = None,
     ) -> None:
         self.sessions = sessions
+        self.store = store  # its connections of the event loop, for session_version_async
         # Request threads share these: cachetools' caches are not thread-safe on their own.
         self._lock = threading.Lock()
         self._token_owner: TTLCache[str, str] = TTLCache(
@@ -219,9 +230,20 @@ class Players:
         """The player's current session version; None when there is no such player. The
         player's preferences are read in the same query (``cached_prefs``)."""
         with self.sessions() as db:
-            row = db.execute(
-                select(Player.session_version, Player.prefs).where(Player.id == player_id)
-            ).first()
+            row = db.execute(_SESSION_VERSION, {"player_id": player_id}).first()
+        return self._session_row(player_id, row)
+
+    async def session_version_async(self, player_id: str) -> int | None:
+        """:meth:`session_version`, awaited on the event loop: on the loop's connections of
+        the move store where it has them (PostgreSQL; every board action checks the browser's
+        session), else in the thread pool."""
+        inline = None if self.store is None else self.store.inline_here()
+        if inline is None:
+            return await to_thread.run_sync(self.session_version, player_id)
+        row = await inline.read(_SESSION_VERSION, {"player_id": player_id})
+        return self._session_row(player_id, row)
+
+    def _session_row(self, player_id: str, row: Any) -> int | None:
         if row is None:
             return None
         with self._lock:

@@ -1,8 +1,10 @@
 """Typed dependencies: the game service, and who is asking (browser cookie or API token).
 
 They are ``async``: FastAPI runs a plain ``def`` dependency in its thread pool, one hop per
-dependency per request, while these only read app state or an in-memory cache; the rare
-database look-up goes to the thread pool explicitly.
+dependency per request, while these only read app state or an in-memory cache. The browser's
+session check reads the database every ``SESSION_CACHE_SECONDS`` per player, awaited on the
+event loop where the move store has connections of it (issue 26); the rarer look-ups (a new
+token, a new player) go to the thread pool explicitly.
 """
 
 from __future__ import annotations
@@ -119,7 +121,7 @@ async def viewer_id(request: Request, players: PlayersDep) -> str | None:
         return None
     current = players.cached_session_version(pid)
     if current is None:
-        current = await run_in_threadpool(players.session_version, pid)
+        current = await players.session_version_async(pid)
     if current is None or current != request.session.get(SESSION_VERSION):
         request.session.pop(SESSION_PLAYER, None)
         request.session.pop(SESSION_VERSION, None)

@@ -4,17 +4,30 @@ prepared itself."""
 
 from __future__ import annotations
 
+import asyncio
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import replace
 from typing import Any
 
+import anyio.to_thread
 import psycopg
 import pytest
 from fastapi import FastAPI
 from fastapi.testclient import TestClient
 from sqlalchemy.engine import make_url
+from sqlalchemy.util import await_
 
-from app.db.move_store import CoreTransaction, PostgresStatements, PostgresTransaction
+from app.db.move_store import (
+    CoreTransaction,
+    InlineMoves,
+    PostgresStatements,
+    PostgresTransaction,
+)
+from app.db.session import make_inline_move_engine
+from app.engine import Move
+from tests.aio import run
 from tests.web.support import error_code, log_rows, move, start
 
 
@@ -35,20 +48,54 @@ def test_refused_moves_release_the_game_and_change_nothing(api: TestClient, app:
 
 
 def test_each_database_gets_its_own_way_of_moving(app: FastAPI, backend: str) -> None:
-    with app.state.services.move_store.transaction() as tx:
+    store = app.state.services.move_store
+    with store.transaction() as tx:
         expected = PostgresTransaction if backend == "postgres" else CoreTransaction
         assert isinstance(tx, expected)
+    if backend == "postgres":
+        # The routes' moves run on the event loop's pool, of the main pool's size; the
+        # synchronous one serves only the moves made in threads (issue 26).
+        settings = app.state.settings
+        assert store.inline is not None
+        assert store.inline.engine.pool.size() == settings.db_pool_size
+        assert store.engine.pool.size() == settings.threadpool_size + 2
+    else:
+        assert store.inline is None  # SQLite's moves stay in the thread pool
 
 
-def _count_round_trips(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+def _on_a_loop() -> bool:
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return False
+    return True
+
+
+def _count_round_trips(
+    monkeypatch: pytest.MonkeyPatch, where: list[bool] | None = None
+) -> list[str]:
+    """The statements the move path sends, on the thread pool's cursor or the event loop's
+    (``where``, when given, says for each whether it was sent from an event loop)."""
     sent: list[str] = []
     original: Callable[..., Any] = psycopg.ClientCursor.execute
+    original_async: Callable[..., Any] = psycopg.AsyncClientCursor.execute
 
     def counting(self: psycopg.ClientCursor[Any], query: str, *args: Any, **kw: Any) -> Any:
         sent.append(query.split("(")[0])
+        if where is not None:
+            where.append(_on_a_loop())
         return original(self, query, *args, **kw)
 
+    async def counting_async(
+        self: psycopg.AsyncClientCursor[Any], query: str, *args: Any, **kw: Any
+    ) -> Any:
+        sent.append(query.split("(")[0])
+        if where is not None:
+            where.append(_on_a_loop())
+        return await original_async(self, query, *args, **kw)
+
     monkeypatch.setattr(psycopg.ClientCursor, "execute", counting)
+    monkeypatch.setattr(psycopg.AsyncClientCursor, "execute", counting_async)
     return sent
 
 
@@ -70,6 +117,36 @@ def test_a_move_on_postgres_is_two_round_trips(
     assert first.status_code == retried.status_code == 200
     assert retried.headers["Idempotent-Replayed"] == "true"
     assert sent == [lock, write, lock]  # the retry is answered from the log: nothing written
+
+
+def test_api_moves_on_postgres_wait_on_the_event_loop_not_in_a_thread(
+    api: TestClient, backend: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 26: the API's move, undo and resign send their statements from the event loop
+    (psycopg's async connection, through SQLAlchemy's asyncio extension): no thread-pool hop."""
+    if backend != "postgres":
+        pytest.skip("SQLite's moves stay in the thread pool")
+    game = start(api, "quadrangle", 1)
+    where: list[bool] = []
+    sent = _count_round_trips(monkeypatch, where)
+    # Every hop to a thread (FastAPI's for a plain ``def`` route or dependency, and the app's
+    # own) goes through anyio's to_thread.run_sync.
+    hops: list[str] = []
+    original = anyio.to_thread.run_sync
+
+    async def hopping(func: Callable[..., Any], *args: Any, **kw: Any) -> Any:
+        hops.append(getattr(func, "__qualname__", repr(func)))
+        return await original(func, *args, **kw)
+
+    monkeypatch.setattr(anyio.to_thread, "run_sync", hopping)
+    assert move(api, game["id"], "t5-t9", 0).status_code == 200
+    assert api.post(f"/api/games/{game['id']}/undo", json={"version": 1}).status_code == 200
+    assert hops == []
+    assert api.post(f"/api/games/{game['id']}/resign").status_code == 200
+    # Only what follows the end of a game goes to a thread (the listeners may block; the
+    # solver then judges the deal, off the request).
+    assert hops[0] == "GameActions._after", hops
+    assert len(sent) >= 6 and all(where), (sent, where)
 
 
 def test_undo_and_resign_take_the_move_path_too(
@@ -106,3 +183,68 @@ def test_prepared_statements_take_what_their_calls_give() -> None:
         assert prepared.prepare.startswith(f"PREPARE {prepared.name} AS ")
     assert statements.write_and_commit.endswith("; COMMIT")
     assert statements.begin_and_lock.startswith("BEGIN; EXECUTE ph_lock_game(")
+
+
+def test_a_move_under_way_on_the_event_loop_finishes_when_its_request_is_cancelled(
+    api: TestClient, app: FastAPI, backend: str
+) -> None:
+    """A move on the event loop is shielded once it starts, as a move in a thread always was:
+    a cancelled request (a worker shutting down) neither leaves its transaction half done nor
+    loses a move whose COMMIT may be under way; it is applied once, and a retry with the same
+    Idempotency-Key gets its answer."""
+    if backend != "postgres":
+        pytest.skip("SQLite's moves stay in the thread pool")
+    game = start(api, "quadrangle", 1)
+    services = app.state.services
+    engine = make_inline_move_engine(services.engine)
+    assert engine is not None
+    inline = InlineMoves.of(engine)
+    games = replace(services.games, store=replace(services.games.store, inline=inline))
+    locked = inline.transaction
+    reached: list[asyncio.Event] = []
+    release: list[asyncio.Event] = []
+
+    @contextmanager
+    def held() -> Iterator[Any]:
+        tx: Any
+        with locked() as tx:
+            lock = tx.lock
+
+            def lock_then_wait(*args: Any) -> Any:
+                found = lock(*args)  # the row is locked: the transaction is under way
+                reached[0].set()
+                await_(release[0].wait())
+                return found
+
+            tx.lock = lock_then_wait
+            yield tx
+
+    inline.transaction = held
+
+    async def scenario() -> BaseException | None:
+        reached.append(asyncio.Event())
+        release.append(asyncio.Event())
+        inline.start()
+        try:
+            task = asyncio.create_task(
+                games.move_async(
+                    game["id"], game["player"]["id"], Move.parse("t5-t9"), 0, "cancelled-1"
+                )
+            )
+            await reached[0].wait()
+            task.cancel()
+            release[0].set()
+            done = await asyncio.gather(task, return_exceptions=True)
+            # The move goes on in a task of its own: wait for it before closing its pool.
+            left = [t for t in asyncio.all_tasks() if t is not asyncio.current_task()]
+            await asyncio.gather(*left)
+            return done[0] if isinstance(done[0], BaseException) else None
+        finally:
+            await inline.stop()
+
+    assert isinstance(run(scenario()), asyncio.CancelledError)
+    assert log_rows(app, game["id"]) == [(1, "move", "t5-t9")]
+    retried = move(api, game["id"], "t5-t9", 0, headers={"Idempotency-Key": "cancelled-1"})
+    assert retried.status_code == 200, retried.text
+    assert retried.headers["Idempotent-Replayed"] == "true"
+    assert retried.json()["version"] == 1

@@ -411,6 +411,8 @@ def test_same_idempotency_key_applies_once(api: TestClient, app: FastAPI) -> Non
     again = move(api, game["id"], "t5-t9", 0, key)
     assert first.status_code == again.status_code == 200
     assert again.json() == first.json()
+    # The first answer is the JSON stored with the key, byte for byte (serialized once).
+    assert again.content == first.content
     assert first.json()["version"] == 1
     assert log_rows(app, game["id"]) == [(1, "move", "t5-t9")]
     # The game moves on; a late retry still gets the first answer and changes nothing.

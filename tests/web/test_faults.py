@@ -23,6 +23,7 @@ from app.config import Settings
 from app.db.faults import Disconnected, OutcomeUnknown
 from app.main import create_app
 from app.services.games import Games
+from tests.aio import run
 from tests.databases import require_postgres
 from tests.web.hidden import HiddenCardGuard
 from tests.web.support import error_code, log_rows, move, snapshot, start
@@ -143,18 +144,27 @@ def _db_errors(metrics: str) -> float:
 def _faulty_transactions(
     games: Games, monkeypatch: pytest.MonkeyPatch, fault: Callable[[Any, int], None]
 ) -> Iterator[list[int]]:
-    """Wrap each move transaction; ``fault(tx, attempt)`` may break it. Yields the attempts."""
-    original = games.store.transaction
+    """Wrap each move transaction; ``fault(tx, attempt)`` may break it. Yields the attempts.
+
+    Both ways a move runs are wrapped: in a thread (``store.transaction``: SQLite, the
+    browser's moves) and on the event loop (``store.inline``: the API's moves on PostgreSQL).
+    """
     attempts: list[int] = []
 
-    @contextmanager
-    def wrapped() -> Iterator[Any]:
-        attempts.append(len(attempts) + 1)
-        with original() as tx:
-            fault(tx, attempts[-1])
-            yield tx
+    def wrap(original: Callable[[], Any]) -> Callable[[], Any]:
+        @contextmanager
+        def wrapped() -> Iterator[Any]:
+            attempts.append(len(attempts) + 1)
+            with original() as tx:
+                fault(tx, attempts[-1])
+                yield tx
 
-    monkeypatch.setattr(games.store, "transaction", wrapped)
+        return wrapped
+
+    monkeypatch.setattr(games.store, "transaction", wrap(games.store.transaction))
+    if games.store.inline is not None:
+        inline = games.store.inline
+        monkeypatch.setattr(inline, "transaction", wrap(inline.transaction))
     yield attempts
 
 
@@ -360,6 +370,22 @@ def test_postgres_connections_carry_the_timeouts(backend: str, app: FastAPI) -> 
             lock = conn.execute(text(setting), {"name": "lock_timeout"}).scalar()
         assert statement == str(settings.db_statement_timeout_ms)
         assert lock == str(lock_ms)
+    # The API's moves run on the event loop's own pool (issue 26), with the move path's timeouts.
+    inline = app.state.services.move_store.inline
+    assert inline is not None
+
+    async def inline_settings() -> list[str]:
+        try:
+            async with inline.engine.connect() as conn:
+                query = "SELECT setting FROM pg_settings WHERE name IN "
+                rows = await conn.execute(
+                    text(query + "('statement_timeout', 'lock_timeout') ORDER BY name")
+                )
+                return [str(value) for (value,) in rows]
+        finally:
+            await inline.engine.dispose()  # its connections belong to this loop
+
+    assert run(inline_settings()) == [str(moves), str(settings.db_statement_timeout_ms)]
 
 
 def test_waiting_too_long_for_a_pooled_connection_is_503(backend: str, db_url: str) -> None:

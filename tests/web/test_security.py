@@ -807,6 +807,35 @@ def test_limits_are_shared_by_two_instances_through_redis(
         assert c.post("/api/players", json={}).status_code == 201
 
 
+@pytest.mark.skipif(not _redis_up(), reason="needs the local Redis at 127.0.0.1:6379")
+def test_moves_on_the_event_loop_count_in_redis_with_the_other_routes(
+    db_url: str, close_apps: list[FastAPI]
+) -> None:
+    """The moves' limits are awaited on the event loop (limits' asyncio storage, issue 26),
+    on the same keys as the synchronous storage of the other routes: one count, one refusal."""
+    prefix = f"ph-test-{uuid.uuid4().hex[:12]}"
+    app = limited_app(
+        db_url, redis_url=REDIS_URL, rate_limit_prefix=prefix, rate_limit_moves="3/minute"
+    )
+    close_apps.append(app)
+    limits = app.state.limits
+    with TestClient(app, client=("192.0.2.46", 1)) as c:
+        assert limits._async_limiter is not None  # the lifespan's loop counts asynchronously
+        token = c.post("/api/players", json={}).json()["token"]
+        c.headers["Authorization"] = f"Bearer {token}"
+        game = start(c, "quadrangle", 1)
+        player = game["player"]["id"]
+        assert move(c, game["id"], "t5-t9", 0).status_code == 200
+        # The synchronous storage sees the move the event loop counted …
+        item = limits.moves.items[0]
+        assert limits.limiter.get_window_stats(item, "moves", player).remaining == 2
+        # … and what it counts, the event loop's next moves see too.
+        assert limits.limiter.hit(item, "moves", player)
+        assert move(c, game["id"], "t8-t10", 1).status_code == 200
+        _retry_after(move(c, game["id"], "t1-t2", 2))
+    assert limits._async_limiter is None  # closed with the lifespan
+
+
 def test_limits_fail_open_when_redis_is_unreachable(
     db_url: str, close_apps: list[FastAPI], caplog: pytest.LogCaptureFixture
 ) -> None:

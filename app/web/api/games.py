@@ -38,7 +38,7 @@ from app.web.deps import (
     PlayersDep,
     SolverDep,
 )
-from app.web.http.ratelimit import limit_costly, limit_player, limits_of
+from app.web.http.ratelimit import limit_costly, limit_player, limit_player_async, limits_of
 from app.web.words import hint_message
 
 router = APIRouter(prefix="/api", tags=["api"])
@@ -201,7 +201,7 @@ def read_game(game_id: GameId, games: GamesDep, viewer: ApiViewer) -> JSONBytes:
     response_model=GameState,
     responses={200: {"headers": REPLAYED}, **CHANGE},
 )
-def play_move(
+async def play_move(
     request: Request,
     game_id: GameId,
     body: MoveRequest,
@@ -211,8 +211,9 @@ def play_move(
 ) -> JSONBytes:
     """Plays a move (contract.md, Moves): ``422 illegal_move`` says why a move is refused,
     ``409 stale_version`` when ``version`` is not the current one."""
-    limit_player(request, "moves", player)
-    outcome = games.move(
+    # On the event loop, like its dependencies: no thread-pool hop (issue 26).
+    await limit_player_async(request, "moves", player)
+    outcome = await games.move_async(
         game_id, player, Move(body.from_, body.to, body.count), body.version, idempotency_key
     )
     return outcome_response(outcome)
@@ -221,6 +222,8 @@ def play_move(
 def outcome_response(outcome: MoveOutcome) -> JSONBytes:
     if outcome.replayed is not None:
         return JSONBytes(outcome.replayed, headers={"Idempotent-Replayed": "true"})
+    if outcome.stored is not None:  # serialized once, for the log and for this answer
+        return JSONBytes(outcome.stored)
     return state_response(outcome.view)
 
 
@@ -229,7 +232,7 @@ def outcome_response(outcome: MoveOutcome) -> JSONBytes:
     response_model=GameState,
     responses={200: {"headers": REPLAYED}, **CHANGE},
 )
-def undo(
+async def undo(
     request: Request,
     game_id: GameId,
     player: ApiPlayer,
@@ -239,9 +242,9 @@ def undo(
 ) -> JSONBytes:
     """Takes back the latest move; ``{"version": n}`` makes it conditional (409
     ``stale_version``), an ``Idempotency-Key`` makes a retry safe."""
-    limit_player(request, "moves", player)
+    await limit_player_async(request, "moves", player)
     version = body.version if body else None
-    return outcome_response(games.undo(game_id, player, version, idempotency_key))
+    return outcome_response(await games.undo_async(game_id, player, version, idempotency_key))
 
 
 @router.post(
@@ -249,7 +252,7 @@ def undo(
     response_model=GameState,
     responses={200: {"headers": REPLAYED}, **CHANGE},
 )
-def resign(
+async def resign(
     request: Request,
     game_id: GameId,
     player: ApiPlayer,
@@ -258,9 +261,9 @@ def resign(
     idempotency_key: IdempotencyKey = None,
 ) -> JSONBytes:
     """Ends the game as lost; ``version`` and ``Idempotency-Key`` as for undo."""
-    limit_player(request, "moves", player)
+    await limit_player_async(request, "moves", player)
     version = body.version if body else None
-    return outcome_response(games.resign(game_id, player, version, idempotency_key))
+    return outcome_response(await games.resign_async(game_id, player, version, idempotency_key))
 
 
 @router.get("/deals/{game}/{number}", response_model=DealAnswer, responses=errors_of(401, 404))

@@ -3,17 +3,26 @@
 Counts live in memory (one count per process) unless ``REDIS_URL`` is set: then every process
 and every app instance shares them through Redis, under the key prefix ``RATE_LIMIT_PREFIX``.
 A request over a limit gets ``429`` with ``Retry-After`` (seconds until the window frees up).
+
+Routes on the event loop (the API's moves) count with :meth:`RateLimits.hit_async`: with Redis,
+through ``limits``' asyncio storage on a connection pool of the loop the app's lifespan runs
+(the same keys and scripts as the synchronous storage, so both count together); elsewhere as
+:meth:`RateLimits.hit` (memory: no I/O to wait for).
 """
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import math
 import time
 from dataclasses import dataclass
 
+import redis.asyncio
 from fastapi import Request
 from limits import RateLimitItem, parse_many
+from limits.aio.storage import RedisStorage as AsyncRedisStorage
+from limits.aio.strategies import FixedWindowRateLimiter as AsyncFixedWindowRateLimiter
 from limits.errors import StorageError
 from limits.storage import MemoryStorage, RedisStorage, Storage
 from limits.strategies import FixedWindowRateLimiter
@@ -78,10 +87,12 @@ class RateLimits:
     def __init__(self, settings: Settings) -> None:
         self.enabled = settings.rate_limits_enabled
         self.storage: Storage
+        self.redis_url = settings.redis_url
+        self.key_prefix = f"{settings.rate_limit_prefix}:limits"
         if settings.redis_url:
             self.storage = RedisStorage(
                 settings.redis_url,
-                key_prefix=f"{settings.rate_limit_prefix}:limits",
+                key_prefix=self.key_prefix,
                 wrap_exceptions=True,
                 socket_connect_timeout=0.5,
                 socket_timeout=0.5,
@@ -89,6 +100,11 @@ class RateLimits:
         else:
             self.storage = SweepingMemoryStorage()
         self.limiter = FixedWindowRateLimiter(self.storage)
+        # Redis on the event loop of the app's lifespan (start/stop): its connections belong
+        # to that loop.
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._pool: redis.asyncio.ConnectionPool | None = None
+        self._async_limiter: AsyncFixedWindowRateLimiter | None = None
         self.signin = _rule(
             "signin", settings.rate_limit_signin, "Too many sign-in attempts; wait and try again."
         )
@@ -141,6 +157,49 @@ class RateLimits:
                 retry = max(1, math.ceil(stats.reset_time - time.time()))
                 raise RateLimited(rule.message, retry)
 
+    def start(self) -> None:
+        """Count on Redis from the running loop without blocking it (the app's lifespan)."""
+        if not self.redis_url:
+            return
+        self._pool = redis.asyncio.ConnectionPool.from_url(
+            self.redis_url, socket_connect_timeout=0.5, socket_timeout=0.5
+        )
+        storage = AsyncRedisStorage(
+            "async+" + self.redis_url,
+            implementation="redispy",
+            key_prefix=self.key_prefix,
+            wrap_exceptions=True,
+            # limits types its options as scalars; its Redis bridge takes a pool too (ours,
+            # to close at the end of the lifespan).
+            connection_pool=self._pool,  # type: ignore[arg-type]
+        )
+        self._async_limiter = AsyncFixedWindowRateLimiter(storage)
+        self._loop = asyncio.get_running_loop()
+
+    async def stop(self) -> None:
+        pool, self._pool, self._async_limiter, self._loop = self._pool, None, None, None
+        if pool is not None:
+            await pool.disconnect()
+
+    async def hit_async(self, rule: Rule, key: str) -> None:
+        """:meth:`hit` for a route on the event loop."""
+        limiter = self._async_limiter
+        if limiter is None or self._loop is not asyncio.get_running_loop():
+            self.hit(rule, key)  # in memory (or a loop without a pool of its own: tests)
+            return
+        if not self.enabled:
+            return
+        for item in rule.items:
+            try:
+                allowed = await limiter.hit(item, rule.name, key)
+                stats = None if allowed else await limiter.get_window_stats(item, rule.name, key)
+            except StorageError as exc:
+                log.warning("rate limits unavailable, not counting: %s", exc)
+                return
+            if stats is not None:
+                retry = max(1, math.ceil(stats.reset_time - time.time()))
+                raise RateLimited(rule.message, retry)
+
     def hit_address(self, request: Request, rule: Rule | None = None) -> None:
         """Counts against the address's overall limit, and against ``rule`` for it."""
         address = client_address(request)
@@ -183,3 +242,10 @@ def limit_player(request: Request, what: str, player: str) -> None:
     limits = limits_of(request)
     limits.hit(limits.new_games if what == "games" else limits.moves, player)
     limits.hit_address(request)
+
+
+async def limit_player_async(request: Request, what: str, player: str) -> None:
+    """:func:`limit_player` for a route on the event loop."""
+    limits = limits_of(request)
+    await limits.hit_async(limits.new_games if what == "games" else limits.moves, player)
+    await limits.hit_async(limits.address, client_address(request))

@@ -32,7 +32,7 @@ from app.services.games import Games
 from app.services.hint_views import HintView
 from app.web import i18n
 from app.web.deps import AccountsDep, BrowserPlayer, GamesDep, SolverDep, ViewerDep
-from app.web.http.ratelimit import limit_costly, limit_player
+from app.web.http.ratelimit import limit_costly, limit_player, limit_player_async
 from app.web.i18n import gettext as _
 from app.web.pages.board import GameHeader, pile_views, status_context
 from app.web.pages.htmx import is_htmx, vary_on_htmx
@@ -190,7 +190,7 @@ def _played_text(played: Played) -> str:
 
 
 @router.post("/games/{game_id}/moves")
-def move(
+async def move(
     request: Request,
     game_id: str,
     player: BrowserPlayer,
@@ -201,14 +201,22 @@ def move(
     count: Annotated[str, Form(max_length=6)] = "1",
     notation: Annotated[str | None, Form(alias="move", max_length=24)] = None,
 ) -> Response:
+    """On the event loop (issue 26): the move and its auto-moves wait for the database
+    without a thread (``Games.play_async``), and the fragment is rendered inline. What reads
+    the database besides the move (the board after a refusal, a won game's records) goes to
+    the thread pool."""
     try:
-        limit_player(request, "moves", player)
+        await limit_player_async(request, "moves", player)
         chosen = _parse_move(notation, from_, to, count)
-        played = games.play(game_id, player, chosen, version, auto=prefs_of(request).auto)
+        played = await games.play_async(
+            game_id, player, chosen, version, auto=prefs_of(request).auto
+        )
     except InvalidMove as exc:
-        return _answer(request, game_id, player, games, None, error=refusal(exc), status=422)
+        return await run_in_threadpool(
+            _answer, request, game_id, player, games, None, error=refusal(exc), status=422
+        )
     except ServiceError as exc:
-        return _refused(request, game_id, player, games, exc)
+        return await run_in_threadpool(_refused, request, game_id, player, games, exc)
     view = played.view
     text = _played_text(played)
     if view.record.status == "won":
@@ -222,6 +230,10 @@ def move(
         text += " " + _("No legal move is left, and that move cannot be undone: the game is over.")
     elif not view.legal_moves:
         text += " " + _("No legal move is left: undo the last move, or end the game.")
+    if view.record.status == "won":  # the summary reads the deal's records (win_comparison)
+        return await run_in_threadpool(
+            _answer, request, game_id, player, games, view, changed=played.changed, text=text
+        )
     return _answer(request, game_id, player, games, view, changed=played.changed, text=text)
 
 
@@ -253,7 +265,7 @@ def _version(text: str) -> int | None:
 
 
 @router.post("/games/{game_id}/undo")
-def undo(
+async def undo(
     request: Request,
     game_id: str,
     player: BrowserPlayer,
@@ -261,12 +273,14 @@ def undo(
     version: OptionalVersion = "",
 ) -> Response:
     try:
-        limit_player(request, "moves", player)
-        view = games.undo(game_id, player, _version(version)).view
+        await limit_player_async(request, "moves", player)
+        view = (await games.undo_async(game_id, player, _version(version))).view
     except InvalidMove as exc:
-        return _answer(request, game_id, player, games, None, error=refusal(exc), status=422)
+        return await run_in_threadpool(
+            _answer, request, game_id, player, games, None, error=refusal(exc), status=422
+        )
     except ServiceError as exc:
-        return _refused(request, game_id, player, games, exc)
+        return await run_in_threadpool(_refused, request, game_id, player, games, exc)
     step = view.step
     changed = step.changed if step else ()
     text = say_words(view.rules.undo_words(step)) if step else _("Took back a move.")
@@ -274,7 +288,7 @@ def undo(
 
 
 @router.post("/games/{game_id}/resign")
-def resign(
+async def resign(
     request: Request,
     game_id: str,
     player: BrowserPlayer,
@@ -282,12 +296,14 @@ def resign(
     version: OptionalVersion = "",
 ) -> Response:
     try:
-        limit_player(request, "moves", player)
-        view = games.resign(game_id, player, _version(version)).view
+        await limit_player_async(request, "moves", player)
+        view = (await games.resign_async(game_id, player, _version(version))).view
     except InvalidMove as exc:
-        return _answer(request, game_id, player, games, None, error=refusal(exc), status=422)
+        return await run_in_threadpool(
+            _answer, request, game_id, player, games, None, error=refusal(exc), status=422
+        )
     except ServiceError as exc:
-        return _refused(request, game_id, player, games, exc)
+        return await run_in_threadpool(_refused, request, game_id, player, games, exc)
     return _answer(request, game_id, player, games, view, text=_("You resigned: the game is over."))
 
 

@@ -1,0 +1,193 @@
+"""The app's own CPU per API move, in process: what a move costs the app, whatever else runs.
+
+    .venv/bin/python bench/app_cpu.py --moves 3000 --concurrency 8
+
+On a machine shared with other work, moves per second mostly measure the neighbours. This
+measures the app's CPU time instead (``time.process_time`` of this process: every thread, the
+thread pool's included; PostgreSQL's backends are processes of their own and not counted):
+the app built by ``create_app`` (every middleware, the production settings' paths, its
+lifespan running, so that moves take the event loop's path where it has one) is called
+directly as an ASGI application, without uvicorn or sockets, by ``--concurrency`` clients at
+once. Each client is an API player playing real games move by move (``bench/load.py``'s move
+choice, an ``Idempotency-Key`` on every move, a resignation when no move is left), against a
+fresh PostgreSQL database (``ph_bench_*``, dropped and recreated). It reports the app's CPU
+per move (the median of ``--rounds`` windows of ``--moves`` moves each), the moves' wall time
+and the answers by status. Rate limits stay on (in memory: no Redis here), raised far above
+what it does.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import random
+import statistics
+import sys
+import time
+import uuid
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from common import BENCH_LIMITS, machine_facts
+from load import GAMES, choose, fresh_database
+
+DEFAULT_DB = "postgresql+psycopg://postgres@127.0.0.1:5432/ph_bench_cpu"
+Answer = tuple[int, Any]
+
+
+class Client:
+    """ASGI calls with a bearer token, the answers decoded."""
+
+    def __init__(self, app: Any, token: str | None = None) -> None:
+        self.app = app
+        self.token = token
+        self.statuses: Counter[str] = Counter()
+
+    async def call(
+        self, what: str, method: str, path: str, body: Any = None, key: str | None = None
+    ) -> Answer:
+        data = b"" if body is None else json.dumps(body).encode()
+        headers = [(b"host", b"bench"), (b"content-length", str(len(data)).encode())]
+        if body is not None:
+            headers.append((b"content-type", b"application/json"))
+        if self.token:
+            headers.append((b"authorization", f"Bearer {self.token}".encode()))
+        if key:
+            headers.append((b"idempotency-key", key.encode()))
+        scope = {
+            "type": "http", "asgi": {"version": "3.0"}, "http_version": "1.1",
+            "method": method, "scheme": "http", "path": path, "raw_path": path.encode(),
+            "query_string": b"", "root_path": "", "headers": headers,
+            "client": ("127.0.0.1", 50000), "server": ("127.0.0.1", 80), "state": {},
+        }  # fmt: skip
+        sent = False
+
+        async def receive() -> dict[str, Any]:
+            nonlocal sent
+            if not sent:
+                sent = True
+                return {"type": "http.request", "body": data, "more_body": False}
+            await asyncio.Event().wait()  # no disconnect while the answer is written
+            return {"type": "http.disconnect"}
+
+        status, chunks = 0, []
+
+        async def send(message: dict[str, Any]) -> None:
+            nonlocal status
+            if message["type"] == "http.response.start":
+                status = message["status"]
+            elif message["type"] == "http.response.body":
+                chunks.append(message.get("body", b""))
+
+        await self.app(scope, receive, send)
+        self.statuses[f"{what} {status}"] += 1
+        raw = b"".join(chunks)
+        return status, json.loads(raw) if raw else None
+
+
+async def player(app: Any, seed: int, state: dict[str, Any]) -> None:
+    rng = random.Random(seed)
+    client = Client(app)
+    _, created = await client.call("player", "POST", "/api/players", {})
+    client.token = created["token"]
+    state["clients"].append(client)
+    while not state["stop"]:
+        status, game = await client.call("start", "POST", "/api/games", {"game": rng.choice(GAMES)})
+        if status != 201:
+            continue
+        while game["status"] == "playing" and not state["stop"]:
+            if game["moves"] >= 200 or not game["legal_moves"]:
+                await client.call("resign", "POST", f"/api/games/{game['id']}/resign")
+                break
+            body = {**choose(game["legal_moves"], rng), "version": game["version"]}
+            path = f"/api/games/{game['id']}/moves"
+            started = time.perf_counter()
+            status, answer = await client.call("move", "POST", path, body, uuid.uuid4().hex)
+            if status == 200:
+                state["moves"] += 1
+                state["latency"].append(time.perf_counter() - started)
+                game = answer
+            else:
+                _, game = await client.call("read", "GET", f"/api/games/{game['id']}")
+
+
+async def measure(args: argparse.Namespace) -> dict[str, Any]:
+    from app.config import get_settings
+    from app.main import create_app
+
+    app = create_app(get_settings())
+    state: dict[str, Any] = {"stop": False, "moves": 0, "latency": [], "clients": []}
+    windows = []
+    async with app.router.lifespan_context(app):
+        tasks = [
+            asyncio.create_task(player(app, args.seed + i, state)) for i in range(args.concurrency)
+        ]
+        while state["moves"] < args.warmup:  # games started, caches and pools warm
+            await asyncio.sleep(0.05)
+        for _ in range(args.rounds):
+            state["latency"].clear()
+            moves0, cpu0, wall0 = state["moves"], time.process_time(), time.perf_counter()
+            while state["moves"] - moves0 < args.moves:
+                await asyncio.sleep(0.01)
+            moves = state["moves"] - moves0
+            cpu, wall = time.process_time() - cpu0, time.perf_counter() - wall0
+            latency = sorted(state["latency"])
+            windows.append(
+                {
+                    "moves": moves,
+                    "app CPU ms/move": round(1000 * cpu / moves, 3),
+                    "wall ms/move": round(1000 * wall / moves, 3),
+                    "move p50 ms": round(1000 * latency[len(latency) // 2], 2),
+                }
+            )
+        state["stop"] = True
+        await asyncio.gather(*tasks, return_exceptions=True)
+    statuses: Counter[str] = Counter()
+    for client in state["clients"]:
+        statuses.update(client.statuses)
+    return {
+        "windows": windows,
+        "median app CPU ms/move": statistics.median(w["app CPU ms/move"] for w in windows),
+        "answers": dict(sorted(statuses.items())),
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--moves", type=int, default=3000, help="moves per measured window")
+    parser.add_argument("--rounds", type=int, default=3, help="measured windows")
+    parser.add_argument("--warmup", type=int, default=500, help="moves before measuring")
+    parser.add_argument("--concurrency", type=int, default=8, help="players at once")
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--database-url", default=DEFAULT_DB, help="dropped and recreated")
+    parser.add_argument("--log", type=Path, default=Path(os.devnull), help="the app's log lines")
+    args = parser.parse_args(argv)
+    fresh_database(args.database_url)
+    os.environ.update(BENCH_LIMITS)
+    os.environ.update(
+        {"DATABASE_URL": args.database_url, "APP_ENV": "development", "JSON_LOGS": "true"}
+    )
+    sys.stderr = args.log.open("a")  # the access log's lines: written, as in production
+    try:
+        import uvloop
+
+        result = uvloop.run(measure(args))
+    except ImportError:
+        result = asyncio.run(measure(args))
+    finally:
+        sys.stderr.close()
+        sys.stderr = sys.__stderr__
+    facts = machine_facts(args.database_url)
+    print(json.dumps({"machine": facts, "load average": os.getloadavg(), **result}, indent=1))
+    return 0 if set(result["answers"]) <= {"move 200", "player 201", "start 201", "resign 200",
+                                           "read 200"} else 1  # fmt: skip
+
+
+if __name__ == "__main__":
+    sys.exit(main())
