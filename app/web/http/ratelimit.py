@@ -26,6 +26,7 @@ from limits.aio.strategies import FixedWindowRateLimiter as AsyncFixedWindowRate
 from limits.errors import StorageError
 from limits.storage import MemoryStorage, RedisStorage, Storage
 from limits.strategies import FixedWindowRateLimiter
+from limits.util import WindowStats
 from starlette.requests import HTTPConnection
 
 from app.config import Settings
@@ -150,12 +151,9 @@ class RateLimits:
                 allowed = self.limiter.hit(item, rule.name, key)
                 stats = None if allowed else self.limiter.get_window_stats(item, rule.name, key)
             except StorageError as exc:
-                # Redis unreachable: the limits fail open (players keep playing) and say so.
-                log.warning("rate limits unavailable, not counting: %s", exc)
+                _unavailable(exc)
                 return
-            if stats is not None:
-                retry = max(1, math.ceil(stats.reset_time - time.time()))
-                raise RateLimited(rule.message, retry)
+            _refuse_when_over(rule, stats)
 
     def start(self) -> None:
         """Count on Redis from the running loop without blocking it (the app's lifespan)."""
@@ -194,11 +192,9 @@ class RateLimits:
                 allowed = await limiter.hit(item, rule.name, key)
                 stats = None if allowed else await limiter.get_window_stats(item, rule.name, key)
             except StorageError as exc:
-                log.warning("rate limits unavailable, not counting: %s", exc)
+                _unavailable(exc)
                 return
-            if stats is not None:
-                retry = max(1, math.ceil(stats.reset_time - time.time()))
-                raise RateLimited(rule.message, retry)
+            _refuse_when_over(rule, stats)
 
     def hit_address(self, request: Request, rule: Rule | None = None) -> None:
         """Counts against the address's overall limit, and against ``rule`` for it."""
@@ -249,3 +245,15 @@ async def limit_player_async(request: Request, what: str, player: str) -> None:
     limits = limits_of(request)
     await limits.hit_async(limits.new_games if what == "games" else limits.moves, player)
     await limits.hit_async(limits.address, client_address(request))
+
+
+def _unavailable(exc: StorageError) -> None:
+    # Redis unreachable: the limits fail open (players keep playing) and say so.
+    log.warning("rate limits unavailable, not counting: %s", exc)
+
+
+def _refuse_when_over(rule: Rule, stats: WindowStats | None) -> None:
+    """A 429 with the seconds until the rule's window resets, when the hit was refused."""
+    if stats is not None:
+        retry = max(1, math.ceil(stats.reset_time - time.time()))
+        raise RateLimited(rule.message, retry)
