@@ -18,6 +18,7 @@ from __future__ import annotations
 import json
 import logging
 import threading
+import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from datetime import datetime, timedelta
@@ -111,6 +112,9 @@ class Arenas:
     _changed: set[int] = field(default_factory=set, init=False, repr=False)
     _publishing: bool = field(default=False, init=False, repr=False)
     _mutex: threading.Lock = field(default_factory=threading.Lock, init=False, repr=False)
+    # Seconds between two publications of one process: each reads the event's every game and
+    # words the whole table, CPU that a worker's event loop (the moves) shares.
+    standings_interval_s: float = 0.5
 
     @property
     def clock(self) -> Callable[[], datetime]:
@@ -296,8 +300,9 @@ class Arenas:
         event's row lock: done in each request that ended a game, 500 players' game ends queued
         on that lock (resign p50 ~1 s) and, holding their threads, stalled everyone's moves
         (bench/compete.py, moves p99 2 s). Changes that come while a publication runs are
-        folded into the next one, so at most one runs per process and event, and the standings
-        published always count every game ended before it began."""
+        folded into the next one, so at most one runs per process and event, at most one every
+        ``standings_interval_s``, and the standings published always count every game ended
+        before it began."""
         with self._mutex:
             self._changed.add(arena_id)
             if self._publishing:
@@ -318,6 +323,7 @@ class Arenas:
                     self.publish_standings(arena_id)
                 except Exception:  # the database went away: the next game's end publishes
                     log.exception("publishing the standings of event %s failed", arena_id)
+            time.sleep(self.standings_interval_s)
 
     def publish_standings(self, arena_id: int) -> None:
         with self.sessions.begin() as db:
