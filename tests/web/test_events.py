@@ -21,6 +21,7 @@ from app.db.models import Event, Game
 from app.services.arenas import STANDINGS_KIND, channel, score
 from app.services.recount import recount
 from tests.aio import run
+from tests.waiting import wait_until
 from tests.web.competition_support import GAME, ensure_fresh, win
 from tests.web.support import browser_post, error_code, new_player, stored_deal
 
@@ -74,7 +75,9 @@ def test_an_event_with_three_players_scores_and_recounts(
     assert error_code(peek, 403) == "deal_sealed"  # nobody else plays it until the end
     before = count_standing_rows(app, event)
     win(api, app, first["id"], ace)
-    assert count_standing_rows(app, event) == before + 1  # logged once for every client
+    # Logged once for every client, soon after (a thread of its own publishes, at most every
+    # standings_interval_s), not in the request that ended the game.
+    wait_until(lambda: count_standing_rows(app, event) == before + 1, "the standings logged")
     for _ in range(2):
         win(api, app, next_game(api, event, ace)["id"], ace)  # the third win scores 4
     b1 = next_game(api, event, bea)
@@ -88,8 +91,10 @@ def test_an_event_with_three_players_scores_and_recounts(
     names = [api.get(f"/api/games/{g}", headers=h).json()["player"]["name"]
              for g, h in ((first["id"], ace), (b1["id"], bea), (c1["id"], cal))]  # fmt: skip
     assert rows == [(names[0], 8, 3, 3), (names[1], 2, 1, 2), (names[2], 0, 0, 0)]
-    logged = latest_standings(app, event)
-    assert logged["standings"] == table["standings"]
+    wait_until(
+        lambda: latest_standings(app, event)["standings"] == table["standings"],
+        "the logged standings to count every game ended",
+    )
     report = recount(app.state.services)
     assert report.problems == [] and report.events >= 1 and report.games >= 6
     page = api.get(f"/events/{event}")
