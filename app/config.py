@@ -117,9 +117,11 @@ class Settings(BaseSettings):
     queue_timeout_ms: int = Field(default=2000, ge=1)
     expensive_concurrency: int = Field(default=1, ge=1)
     # Metered classes beside the expensive pages (app/web/http/limits.py): hints (each holds a
-    # solver worker) and the opening of event streams. A full metered class lets METERED_QUEUE
-    # more requests wait their turn and answers any beyond them 503 at once.
+    # solver worker), analyses (each waits for one) and the opening of event streams. A full
+    # metered class lets METERED_QUEUE more requests wait their turn and answers any beyond
+    # them 503 at once.
     hint_concurrency: int = Field(default=1, ge=1)
+    analysis_concurrency: int = Field(default=1, ge=1)
     stream_open_concurrency: int = Field(default=4, ge=1)
     metered_queue: int = Field(default=2, ge=0)
     # Per client address and worker: requests under way at once, and event streams held open;

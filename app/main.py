@@ -215,6 +215,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         queue_timeout_ms=settings.queue_timeout_ms,
         retry_after=settings.retry_after_seconds,
         hints=settings.hint_concurrency,
+        analyses=settings.analysis_concurrency,
         stream_opens=settings.stream_open_concurrency,
         metered_queue=settings.metered_queue,
         client_concurrency=settings.client_concurrency,

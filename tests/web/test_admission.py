@@ -135,12 +135,33 @@ def test_a_full_hint_class_sheds_at_once_and_moves_go_on() -> None:
     run(scenario())
 
 
+def test_an_analysis_waits_in_a_class_of_its_own_and_holds_back_no_page() -> None:
+    async def scenario() -> None:
+        inner = Held(hold=("/games/g1/analysis",))
+        app = gate(inner, metered_queue=1)
+        first = await held(app, inner, "/games/g1/analysis")
+        # An analysis waits for a solver worker's search, seconds long: the pages of the
+        # expensive class (a deal page, a replay) and moves go on meanwhile.
+        assert (await at_once(app, "/deal/corners/7")).status == 200
+        assert (await at_once(app, "/games/g2/replay")).status == 200
+        assert (await at_once(app, "/api/games/g2/moves")).status == 200
+        waiting = asyncio.ensure_future(call(app, "/api/games/g3/analysis"))
+        await until(lambda: app._gates_here().analyses.waiting == 1)
+        refused = await at_once(app, "/games/g4/analysis")
+        assert refused.status == 503 and int(refused.headers["retry-after"]) >= 1
+        assert not first.done() and not waiting.done()
+        inner.release.set()
+        assert (await first).status == 200
+        assert (await waiting).status == 200
+
+    run(scenario())
+
+
 @pytest.mark.parametrize(
     "path",
     [
         "/games/g/replay",
         "/api/games/g/solution",
-        "/games/g/analysis",
         "/api/games/g/try-again",
         "/leaderboard",
         "/api/leaderboard",

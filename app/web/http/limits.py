@@ -6,9 +6,11 @@
 - :class:`Admission`: moves and the other cheap requests take turns on the general gate and
   wait at most ``QUEUE_TIMEOUT_MS`` for one, then are answered 503 with Retry-After. Every
   request whose cost can grow is *metered* in a class of its own, which never makes a move
-  wait: hints (a hint holds a solver worker: ``HINT_CONCURRENCY``), the expensive pages
-  (replays, solutions, analyses, try-again, leaderboards, player, deal and history pages:
-  ``EXPENSIVE_CONCURRENCY``) and the opening of event streams (``STREAM_OPEN_CONCURRENCY``:
+  wait: hints (a hint holds a solver worker: ``HINT_CONCURRENCY``), analyses of finished games
+  (one waits for a solver worker's search, seconds long: ``ANALYSIS_CONCURRENCY``; in the
+  expensive pages' class a single analysis held back every replay and deal page for as long),
+  the expensive pages (replays, solutions, try-again, leaderboards, player, deal and history
+  pages: ``EXPENSIVE_CONCURRENCY``) and the opening of event streams (``STREAM_OPEN_CONCURRENCY``:
   the room read that opens one, not the stream it then holds). A metered class lets at most
   ``METERED_QUEUE`` more requests wait for a turn; a request beyond those is answered 503 at
   once, so a flood costs next to nothing and never waits out the queue timeout. Replays, whose
@@ -50,8 +52,9 @@ _TOLD_MAX = 10_000  # addresses remembered with their Retry-After, per worker
 
 _REPLAY = re.compile(r"^/(?:api/)?games/[^/]+/(?:replay|solution)$")  # cost grows with the line
 _HINT = re.compile(r"^/(?:api/)?games/[^/]+/hint$")  # holds a solver worker
+_ANALYSIS = re.compile(r"^/(?:api/)?games/[^/]+/analysis$")  # waits for a solver worker
 _EXPENSIVE = re.compile(
-    r"^/(?:api/)?games/[^/]+/(?:replay|solution|analysis|try-again)$|^/(?:api/)?leaderboard$"
+    r"^/(?:api/)?games/[^/]+/(?:replay|solution|try-again)$|^/(?:api/)?leaderboard$"
     r"|^/players/|^/api/players/[^/]+$|^/deals?/|^/api/deals/|^/my-games$|^/api/me/export$"
     r"|^/account/export$"
 )
@@ -171,6 +174,7 @@ class _Class:
 class _Gates:
     general: Semaphore
     hints: _Class
+    analyses: _Class
     expensive: _Class
     streams: _Class
     budget: float  # seconds expensive pages may still take now (a token bucket of time)
@@ -193,6 +197,7 @@ class Admission:
         queue_timeout_ms: int,
         retry_after: int,
         hints: int = 1,
+        analyses: int = 1,
         stream_opens: int = 4,
         metered_queue: int = 2,
         client_concurrency: int = 32,
@@ -207,6 +212,7 @@ class Admission:
         self.general = threads * 4
         self.expensive = expensive
         self.hints = hints
+        self.analyses = analyses
         self.stream_opens = stream_opens
         self.metered_queue = metered_queue
         self.client_concurrency = client_concurrency
@@ -226,6 +232,7 @@ class Admission:
             gates = _Gates(
                 Semaphore(self.general),
                 _Class(Semaphore(self.hints), self.metered_queue),
+                _Class(Semaphore(self.analyses), self.metered_queue),
                 _Class(Semaphore(self.expensive), self.metered_queue),
                 _Class(Semaphore(self.stream_opens), self.metered_queue),
                 self.most,
@@ -259,6 +266,8 @@ class Admission:
                 await self._metered(gates, gates.streams, scope, receive, send, opening=True)
             elif _HINT.match(path):
                 await self._metered(gates, gates.hints, scope, receive, send)
+            elif _ANALYSIS.match(path):
+                await self._metered(gates, gates.analyses, scope, receive, send)
             elif _EXPENSIVE.match(path):
                 await self._metered(gates, gates.expensive, scope, receive, send)
             else:
