@@ -53,24 +53,9 @@ SEARCH_NODES = 20_000
 
 def suite_settings(database_url: str, **overrides: Any) -> Settings:
     """Test settings on ``database_url``; ``overrides`` name the limits a test is about."""
-    values: dict[str, Any] = {"database_url": database_url, **_suite_values(), **overrides}
-    return Settings(**values)
-
-
-def suite_environment() -> dict[str, str]:
-    """The same settings as environment variables, for the servers the suite starts as
-    processes of their own (the browser tests'): one source, so that a limit set for the
-    in-process apps is never missing from a real server (a browser test was once answered 503
-    by a metered class the in-process apps had opened wide)."""
-    env = {}
-    for name, value in _suite_values().items():
-        env[name.upper()] = str(value).lower() if isinstance(value, bool) else str(value)
-    return env
-
-
-def _suite_values() -> dict[str, Any]:
-    return {
+    values: dict[str, Any] = {
         "app_env": "test",
+        "database_url": database_url,
         # A share below 1.0 keeps a budget of replay time: a loaded CI machine spent it
         # stepping through one replay and was answered 503 (twice, in two tests).
         "expensive_share": 1.0,
@@ -99,3 +84,5 @@ def _suite_values() -> dict[str, Any]:
         "solver_judge_nodes": SEARCH_NODES,
         **TEST_LIMITS,
     }
+    values.update(overrides)
+    return Settings(**values)

@@ -25,7 +25,6 @@ import pytest
 from app.config import PROJECT_DIR
 from app.engine import DEVELOPMENT_KEY
 from tests.databases import migrate
-from tests.settings import suite_environment
 
 CHROMIUM = os.environ.get("E2E_CHROMIUM", "/usr/bin/chromium")
 CHROMIUM_ARGS = [
@@ -135,6 +134,16 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
         yield running
 
 
+@pytest.fixture(scope="module")
+def arena(server: Server, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+    """A server of the module's own, for walks that claim certified deals (the daily challenge
+    and events give each player deals of their own, sealed until the day or the event ends):
+    on the shared server their seals refused other walks the same small deal numbers (403,
+    depending on which walks one xdist worker ran first)."""
+    with serve(tmp_path_factory.mktemp("arena")) as running:
+        yield running
+
+
 @contextmanager
 def serve(where: Path, **settings: str) -> Iterator[Server]:
     """A server on a fresh database in ``where``; ``settings``: environment variables that
@@ -145,24 +154,44 @@ def serve(where: Path, **settings: str) -> Iterator[Server]:
     port = _free_port()
     env = {
         **os.environ,
-        # The in-process apps' settings (tests/settings.py): rate limits never hit, metered
-        # classes that wait rather than shed, searches bounded by positions alone in workers
-        # at the server's own priority, a 10 s wait for a turn; each tested on its own.
-        **suite_environment(),
+        "APP_ENV": "test",
         "DATABASE_URL": url,
         "DEAL_KEY": DEVELOPMENT_KEY.decode(),  # the plans in the tests are for this key
         "LEADERBOARD_MIN_GAMES": "2",  # the new-player walk below plays two games
         # Boards computed on each request: one an earlier walk had cached would hide a new
         # player's row for 30 s. The cache is tested on its own (tests/services).
         "LEADERBOARD_CACHE_SECONDS": "0",
-        # Judging ended games' deals, which no browser test reads, is off, and a lost game's
-        # analysis (its board asks for one at once) searches a smaller budget: they took a
-        # core from the browser (tests/web and tests/solver test them whole).
+        # Every browser of the suite comes from one address, far faster than people.
+        "RATE_LIMIT_NEW_PLAYERS": "100000/minute",
+        "RATE_LIMIT_NEW_GAMES": "100000/minute",
+        "RATE_LIMIT_MOVES": "100000/minute",
+        "RATE_LIMIT_SIGNIN": "100000/minute",
+        "RATE_LIMIT_ADDRESS": "1000000/minute",
+        # The walks step through replays far faster than a person: the share of a worker's time
+        # that replays may take is tested on its own (tests/web/test_limits.py).
+        "EXPENSIVE_SHARE": "1.0",
+        # A busy test machine must not turn a hint into "undecided": searches are bounded by
+        # positions alone, in workers at the server's own priority (an idle-class worker gets
+        # no CPU while other processes hold every core). Judging ended games' deals, which no
+        # browser test reads, is off: it would take a core from the browser (tests/web test it).
+        "SOLVER_TIME_LIMITS": "false",
+        "SOLVER_IDLE_PRIORITY": "false",
         "SOLVER_JUDGE_SECONDS": "0",
+        # A lost game's analysis (its board asks for one at once) searches a smaller budget
+        # than the in-process apps': it took a core from the browser.
         "SOLVER_ANALYSIS_NODES": "20000",
-        # On a loaded CI machine a request may wait seconds for SQLite's write lock; the
-        # default (1 s) would turn that into a 503 the board cannot recover from (tested on its
-        # own: tests/web/test_faults.py).
+        "SOLVER_HINT_NODES": "100000",  # as in tests/settings.py: Castle's End hints in ~1 s
+        # On a loaded CI machine a request may wait seconds for a thread or for SQLite's write
+        # lock; the defaults (2 s, 1 s) would turn that into a 503 the board cannot recover from.
+        # Those limits are tested on their own (tests/web/test_limits.py, test_faults.py).
+        "QUEUE_TIMEOUT_MS": "10000",
+        # Metered classes wait in line rather than shed, and the one address of every browser
+        # here may hold as many requests and streams as the walks make, as in the in-process
+        # apps (tests/settings.py; each tested on its own, tests/web/test_admission.py): a
+        # loaded machine's server shed a deal page that waited behind an analysis.
+        "METERED_QUEUE": "10000",
+        "CLIENT_CONCURRENCY": "10000",
+        "CLIENT_STREAMS": "10000",
         "DB_LOCK_TIMEOUT_MS": "10000",
         # The race queue forms a race as soon as two strangers wait (tests/e2e/test_compete.py).
         "RACE_QUEUE_WAIT_S": "0",

@@ -29,10 +29,10 @@ def _settings(server: Server) -> Settings:
 
 
 @pytest.fixture(scope="module")
-def certified(server: Server) -> None:
+def certified(arena: Server) -> None:
     """Certified Corners deals in the server's database (the challenge and events draw them)."""
     assert (
-        main(["certify", "--game", GAME, "--count", "12", "--nodes", "50000"], _settings(server))
+        main(["certify", "--game", GAME, "--count", "12", "--nodes", "50000"], _settings(arena))
         == 0
     )
 
@@ -77,11 +77,11 @@ def _win(page: Page, server: Server) -> None:
 
 
 def test_the_daily_challenge_is_played_and_the_standings_and_streak_shown(
-    browser: Browser, server: Server, certified: None, screenshots: Path
+    browser: Browser, arena: Server, certified: None, screenshots: Path
 ) -> None:
     errors: list[str] = []
     # A player in India (UTC+5:30): the day ends at midnight UTC, 05:30 on their clock.
-    contexts, (player,) = people(browser, server.url, 1, errors, timezone_id="Asia/Kolkata")
+    contexts, (player,) = people(browser, arena.url, 1, errors, timezone_id="Asia/Kolkata")
     try:
         player.goto("/")
         player.locator(f'a[href="/daily/{GAME}/challenge"]').click()
@@ -90,7 +90,7 @@ def test_the_daily_challenge_is_played_and_the_standings_and_streak_shown(
         player.get_by_role("button", name="Play today's challenge").click()
         player.wait_for_url(re.compile(r"/games/[A-Za-z0-9_-]+$"))
         player.wait_for_selector("#game-status")
-        _win(player, server)
+        _win(player, arena)
         player.goto(f"/daily/{GAME}/challenge")
         row = player.locator("#standings tbody tr").first
         expect(row).to_contain_text("won")
@@ -110,10 +110,10 @@ def test_the_daily_challenge_is_played_and_the_standings_and_streak_shown(
 
 
 def test_two_strangers_race_rated_and_both_see_their_new_rating(
-    browser: Browser, server: Server, screenshots: Path
+    browser: Browser, arena: Server, screenshots: Path
 ) -> None:
     errors: list[str] = []
-    contexts, pages = people(browser, server.url, 2, errors)
+    contexts, pages = people(browser, arena.url, 2, errors)
     try:
         for context, address in zip(contexts, ("198.51.100.21", "203.0.113.42"), strict=True):
             context.set_extra_http_headers({"X-Forwarded-For": address})
@@ -143,13 +143,13 @@ def test_two_strangers_race_rated_and_both_see_their_new_rating(
 
 
 def test_an_event_with_three_players_shows_live_standings(
-    browser: Browser, server: Server, certified: None, screenshots: Path
+    browser: Browser, arena: Server, certified: None, screenshots: Path
 ) -> None:
     starts = (datetime.now(UTC) - timedelta(minutes=1)).isoformat()
     args = ["event", "create", "--game", GAME, "--starts", starts, "--minutes", "60"]
-    assert main(args, _settings(server)) == 0
+    assert main(args, _settings(arena)) == 0
     errors: list[str] = []
-    contexts, pages = people(browser, server.url, 3, errors)
+    contexts, pages = people(browser, arena.url, 3, errors)
     try:
         pages[0].goto("/")
         pages[0].locator("#events a").last.click()
@@ -166,7 +166,7 @@ def test_an_event_with_three_players_shows_live_standings(
         player.get_by_role("button", name="Play my next deal").click()
         player.wait_for_url(re.compile(r"/games/[A-Za-z0-9_-]+$"))
         player.wait_for_selector("#game-status")
-        _win(player, server)
+        _win(player, arena)
         # The watcher's page changes by itself: 2 points for the win, first place.
         expect(watcher.locator("#event-standings tbody tr").first.locator(".points")).to_have_text(
             "2"

@@ -106,12 +106,12 @@ GAME = "castles-end"  # a pool of its own: tests/e2e/test_compete.py draws Corne
 
 
 @pytest.fixture(scope="module")
-def competition(browser: Browser, server: Server) -> int:
+def competition(browser: Browser, arena: Server) -> int:
     """What the competition pages show: certified deals (each challenge and event game is a
     deal of the pool of its player's own: 7 drawn here), an event running now, and a rated race
     two strangers left at once (forfeits), so the race leaderboard has rows. Returns the
     event's number."""
-    settings = Settings(database_url=server.database_url, deal_key=DEVELOPMENT_KEY.decode())
+    settings = Settings(database_url=arena.database_url, deal_key=DEVELOPMENT_KEY.decode())
     certify = ["certify", "--game", GAME, "--count", "8", "--nodes", "50000"]
     assert main(certify, settings) == 0
     starts = (datetime.now(UTC) - timedelta(minutes=1)).isoformat()
@@ -121,7 +121,7 @@ def competition(browser: Browser, server: Server) -> int:
         assert main(create, settings) == 0
     event = int(re.search(r"event (\d+):", out.getvalue())[1])  # type: ignore[index]
     errors: list[str] = []
-    contexts, pages = people(browser, server.url, 2, errors)
+    contexts, pages = people(browser, arena.url, 2, errors)
     try:
         # Two addresses: the queue never pairs two players of one address.
         for context, address in zip(contexts, ("198.51.100.71", "203.0.113.72"), strict=True):
@@ -143,11 +143,11 @@ def competition(browser: Browser, server: Server) -> int:
 
 @pytest.mark.parametrize("lang", ["de", "fr", "es"])
 def test_competition_pages_on_a_phone_in_each_language(
-    browser: Browser, server: Server, competition: int, lang: str
+    browser: Browser, arena: Server, competition: int, lang: str
 ) -> None:
     """The daily challenge (before and after a game of it, with its standings), an event with
     its standings, the race queue while waiting, and the race leaderboard with its table."""
-    for page in _page(browser, server, lang, 390, 844):
+    for page in _page(browser, arena, lang, 390, 844):
         page.goto(f"/daily/{GAME}/challenge")
         _look(page, lang, f"lang-{lang}-challenge-390.png")
         page.locator(f'form[action="/daily/{GAME}/challenge"] button').click()
