@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
 
-from sqlalchemy import Select, case, func, insert, select
+from sqlalchemy import Select, bindparam, case, func, insert, select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session, sessionmaker
 
@@ -373,7 +373,7 @@ class Arenas:
     def _standings(db: Session, arena_id: int) -> list[ArenaStanding]:
         """The table, from every game of the event: scored by the database, ranked here.
 
-        The database sums each player's games (:func:`_scored`), so that a publication reads
+        The database sums each player's games (:data:`_SCORED`), so that a publication reads
         one row per player, not one per game: read and scored in Python, an event of 500
         players was thousands of rows each half second in each worker, CPU that took the GIL
         from the moves on the event loop (bench/RESULTS.md, Events). Ranked here, not by an
@@ -386,8 +386,10 @@ class Arenas:
         ).all()
         names = dict(joined)
         totals: dict[str, tuple[int, int, int, int, int]] = dict.fromkeys(names, (0, 0, 0, 0, 0))
-        for pid, name, finished, active, points, wins, streak in db.execute(_scored(arena_id)):
-            names.setdefault(pid, name)  # a player's games count after they leave
+        for pid, name, finished, active, points, wins, streak in db.execute(
+            _SCORED, {"arena_id": arena_id}
+        ):
+            names.setdefault(pid, name)  # not among the joined: leaving keeps the points made
             totals[pid] = (
                 int(points or 0), int(wins or 0), int(active or 0), int(finished or 0),
                 int(streak or 0),
@@ -403,10 +405,10 @@ class Arenas:
         ]
 
 
-def _scored(arena_id: int) -> Select[Any]:
-    """Per player who has games in the event: name, finished games, their active time, and
-    :func:`score`'s points, wins and current streak, computed by window functions (SQLite
-    3.25+ and PostgreSQL alike).
+def _scored() -> Select[Any]:
+    """Per player who has games in the event (``arena_id``, bound): name, finished games,
+    their active time, and :func:`score`'s points, wins and current streak, computed by window
+    functions (SQLite 3.25+ and PostgreSQL alike).
 
     A player's games in ``seq`` order fall into runs, each run's games dealt after the same
     number of losses (``run``: losses so far, this game included). A won game is the k-th win
@@ -425,7 +427,7 @@ def _scored(arena_id: int) -> Select[Any]:
             func.sum(lost).over(partition_by=by_player).label("losses"),
         )
         .join(Game, Game.id == ArenaGame.game_id)
-        .where(ArenaGame.arena_id == arena_id)
+        .where(ArenaGame.arena_id == bindparam("arena_id"))
         .subquery()
     )
     won = (
@@ -472,6 +474,10 @@ def _scored(arena_id: int) -> Select[Any]:
         .join(Player, Player.id == played.c.pid)
         .outerjoin(wins, wins.c.pid == played.c.pid)
     )
+
+
+# Built once: each publication only binds its event.
+_SCORED = _scored()
 
 
 def standings_json(arena_id: int, standings: list[ArenaStanding]) -> str:
