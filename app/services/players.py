@@ -31,6 +31,8 @@ NAME_HELP = N_("A name has 3 to 24 characters: letters, digits, _ and -.")
 _SESSION_VERSION = select(Player.session_version, Player.prefs).where(
     Player.id == bindparam("player_id")
 )
+# Whose API token this is (by the token's digest): read on every API call the cache misses.
+_TOKEN_OWNER = select(Player.id).where(Player.token_hash == bindparam("digest"))
 _TAKEN = N_("The name %(name)s is taken; please choose another.")
 MAX_NAME = 24
 MIN_PASSWORD = 8
@@ -310,7 +312,27 @@ class Players:
         if owner is not None:
             return owner
         with self.sessions() as db:
-            owner = db.scalar(select(Player.id).where(Player.token_hash == digest))
+            owner = db.scalar(_TOKEN_OWNER, {"digest": digest})
+        return self._remember_owner(digest, owner)
+
+    async def id_for_token_async(self, token: str) -> str | None:
+        """:meth:`id_for_token`, awaited on the event loop: on the loop's connections of the
+        move store where it has them (PostgreSQL), else in the thread pool. Each API player's
+        owner is read again every TOKEN_CACHE_SECONDS, so about one move in ten of a player
+        who moves every few seconds needs it: in a thread, those moves waited for the pool's
+        few threads behind slower requests (an event's ``next``), the moves' long tail in
+        bench/compete.py (bench/RESULTS.md, Events)."""
+        inline = None if self.store is None else self.store.inline_here()
+        if inline is None:
+            return await to_thread.run_sync(self.id_for_token, token)
+        owner = self.cached_token_owner(token)
+        if owner is not None:
+            return owner
+        digest = hash_token(token)
+        row = await inline.read(_TOKEN_OWNER, {"digest": digest})
+        return self._remember_owner(digest, None if row is None else row[0])
+
+    def _remember_owner(self, digest: str, owner: str | None) -> str | None:
         if owner is not None:
             with self._lock:
                 self._token_owner[digest] = owner

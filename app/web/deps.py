@@ -161,7 +161,7 @@ async def api_player_id(request: Request, players: PlayersDep) -> str:
         )
     player_id = players.cached_token_owner(token)
     if player_id is None:
-        player_id = await run_in_threadpool(players.id_for_token, token)
+        player_id = await players.id_for_token_async(token)
     if player_id is None:
         raise Unauthenticated("That token is not valid.")
     # The account's chosen language, when known, words the API's error messages.

@@ -1,14 +1,22 @@
 """An event's standings are published off the request that ended a game, and folded: changes
-that come while a publication runs make one more publication, not one each."""
+that come while a publication runs make one more publication, not one each; the database's
+scoring of the table (one row per player) is the scoring rule's own."""
 
 from __future__ import annotations
 
+import random
+import secrets
 import threading
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import pytest
+from fastapi import FastAPI
+from sqlalchemy import insert
 
-from app.services.arenas import Arenas
+from app.db.models import ArenaGame, Game
+from app.engine import Status
+from app.services.arenas import Arenas, score
 from tests.waiting import wait_until
 
 
@@ -63,3 +71,60 @@ def test_a_failed_publication_is_logged_and_the_next_change_publishes(
     assert published == [] and "publishing the standings of event 7 failed" in caplog.text
     arenas.standings_changed(7)
     wait_until(lambda: published == [7], "the next publication")
+
+
+def test_the_database_scores_the_standings_as_the_rule_does(app: FastAPI) -> None:
+    """Runs of wins broken by losses, games in play between them, players with no game yet:
+    each player's points, wins, streak, finished games and active time as :func:`score`
+    and a sum over the games give them, on SQLite and PostgreSQL alike."""
+    services = app.state.services
+    arenas: Arenas = services.arenas
+    now = datetime.now(UTC)
+    event = arenas.create("corners", now - timedelta(minutes=1), 60)[0].id
+    rng = random.Random(28)
+    fixed = [
+        ["won", "won", "won", "lost", "won", "won", "won", "won"],
+        ["won", "playing", "won", "won", "lost", "lost", "won"],
+        ["lost", "won", "won"],
+        ["playing"],
+        [],
+    ]
+    runs = fixed + [
+        [rng.choice(["won", "won", "lost", "playing"]) for _ in range(rng.randint(0, 12))]
+        for _ in range(25)
+    ]
+    players = []
+    for n in range(len(runs)):
+        player, _ = services.players.create_api_player(f"scorer{n}-{secrets.token_hex(3)}")
+        arenas.join(event, player.id)
+        players.append(player)
+    expected = {}
+    with services.sessions.begin() as db:  # one transaction: SQLite has one writer at a time
+        for player, results in zip(players, runs, strict=True):
+            active = 0
+            for seq, status in enumerate(results, 1):
+                game_id = secrets.token_hex(8)
+                ms = rng.randint(1, 10_000)
+                ended = status != Status.PLAYING
+                active += ms if ended else 0
+                db.execute(
+                    insert(Game).values(
+                        id=game_id, player_id=player.id, game="corners", deal=seq, rules="1",
+                        state="", status=status, created_at=now, updated_at=now,
+                        active_ms=ms, duration_ms=ms if ended and seq % 2 else None,
+                        competition="event",
+                    )
+                )  # fmt: skip
+                db.execute(
+                    insert(ArenaGame).values(
+                        game_id=game_id, arena_id=event, player_id=player.id, seq=seq
+                    )
+                )
+            finished = sum(r != Status.PLAYING for r in results)
+            expected[player.name] = (*score(results), finished, active)
+    _, table = arenas.standings(event)
+    got = {s.player: (s.points, s.wins, s.streak, s.games, s.active_ms) for s in table}
+    assert got == expected
+    assert [s.rank for s in table] == list(range(1, len(runs) + 1))
+    keys = [(-s.points, -s.wins, s.active_ms, s.player) for s in table]
+    assert keys == sorted(keys)
