@@ -7,7 +7,8 @@ streak of two or more wins (the two games before it won) scores double, 4. A gam
 ends, if it was dealt during the event (a game in play at the end still counts when it ends).
 Standings: points, then wins, then active time (less first), then the name.
 
-Standings are derived from the stored games on every read, and when an event game ends its new
+Standings are derived from the stored games on every read (app/services/arena_standings.py:
+the database scores them, one row per player), and when an event game ends its new
 standings are written once, as JSON, to the event log under ``@<id>`` and published through
 the broker (app/db/broker.py): every process streams that one row to its clients as
 ``event: standings`` — rendered once per change, not per client.
@@ -15,7 +16,6 @@ the broker (app/db/broker.py): every process streams that one row to its clients
 
 from __future__ import annotations
 
-import json
 import logging
 import threading
 import time
@@ -24,13 +24,14 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
 
-from sqlalchemy import Select, bindparam, case, func, insert, select
+from sqlalchemy import func, insert, select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session, sessionmaker
 
 from app.db.models import Arena, ArenaGame, ArenaPlayer, Event, Game, Player, as_utc
 from app.engine import GAMES, Status, UnknownGame, get_ruleset
 from app.services import pool
+from app.services.arena_standings import ArenaStanding, standings_json, standings_of
 from app.services.errors import (
     GameInPlay,
     InvalidRequest,
@@ -67,30 +68,6 @@ class ArenaView:
     ends_at: datetime
     status: ArenaStatus
     players: int
-
-
-@dataclass(frozen=True)
-class ArenaStanding:
-    rank: int
-    player: str
-    points: int
-    wins: int
-    games: int  # finished games
-    active_ms: int
-    streak: int  # wins in a row now (a win on a streak of 2+ scores double)
-
-
-def score(results: list[str]) -> tuple[int, int, int]:
-    """(points, wins, current streak) of a player's games in the order they were dealt."""
-    points = wins = streak = 0
-    for status in results:
-        if status == Status.WON:
-            points += 4 if streak >= 2 else 2
-            wins += 1
-            streak += 1
-        elif status == Status.LOST:
-            streak = 0
-    return points, wins, streak
 
 
 def status_at(arena: Any, at: datetime) -> ArenaStatus:
@@ -186,7 +163,7 @@ class Arenas:
     def standings(self, arena_id: int) -> tuple[ArenaView, list[ArenaStanding]]:
         with self.sessions() as db:
             arena = self._arena(db, arena_id)
-            return self._view(db, arena), self._standings(db, arena_id)
+            return self._view(db, arena), standings_of(db, arena_id)
 
     def results_of(self, name: str) -> list[tuple[ArenaView, ArenaStanding]]:
         """A player's place in each event they joined, latest first (the player page)."""
@@ -203,7 +180,7 @@ class Arenas:
             ).all()
             out = []
             for arena in arenas:
-                mine = [s for s in self._standings(db, arena.id) if s.player == player.name]
+                mine = [s for s in standings_of(db, arena.id) if s.player == player.name]
                 if mine:
                     out.append((self._view(db, arena), mine[0]))
             return out
@@ -330,7 +307,7 @@ class Arenas:
             # The event's row is locked while its standings are read and logged: two games
             # ending at once log in the order they read, the later one with both results.
             db.execute(select(Arena.id).where(Arena.id == arena_id).with_for_update()).first()
-            data = standings_json(arena_id, self._standings(db, arena_id))
+            data = standings_json(arena_id, standings_of(db, arena_id))
             event_id = db.execute(
                 insert(Event)
                 .values(
@@ -368,123 +345,6 @@ class Arenas:
         return ArenaView(
             arena.id, arena.game, starts, ends, status_at(arena, self.clock()), int(players or 0)
         )
-
-    @staticmethod
-    def _standings(db: Session, arena_id: int) -> list[ArenaStanding]:
-        """The table, from every game of the event: scored by the database, ranked here.
-
-        The database sums each player's games (:data:`_SCORED`), so that a publication reads
-        one row per player, not one per game: read and scored in Python, an event of 500
-        players was thousands of rows each half second in each worker, CPU that took the GIL
-        from the moves on the event loop (bench/RESULTS.md, Events). Ranked here, not by an
-        ORDER BY, so that names tie-break as Python compares them whatever the database's
-        collation."""
-        joined = db.execute(
-            select(Player.id, Player.name)
-            .join(ArenaPlayer, ArenaPlayer.player_id == Player.id)
-            .where(ArenaPlayer.arena_id == arena_id)
-        ).all()
-        names = dict(joined)
-        totals: dict[str, tuple[int, int, int, int, int]] = dict.fromkeys(names, (0, 0, 0, 0, 0))
-        for pid, name, finished, active, points, wins, streak in db.execute(
-            _SCORED, {"arena_id": arena_id}
-        ):
-            names.setdefault(pid, name)  # not among the joined: leaving keeps the points made
-            totals[pid] = (
-                int(points or 0), int(wins or 0), int(active or 0), int(finished or 0),
-                int(streak or 0),
-            )  # fmt: skip
-        table = [
-            (points, wins, active, names[pid], finished, streak)
-            for pid, (points, wins, active, finished, streak) in totals.items()
-        ]
-        table.sort(key=lambda t: (-t[0], -t[1], t[2], t[3]))
-        return [
-            ArenaStanding(i, name, points, wins, finished, act, streak)
-            for i, (points, wins, act, name, finished, streak) in enumerate(table, 1)
-        ]
-
-
-def _scored() -> Select[Any]:
-    """Per player who has games in the event (``arena_id``, bound): name, finished games,
-    their active time, and :func:`score`'s points, wins and current streak, computed by window
-    functions (SQLite 3.25+ and PostgreSQL alike).
-
-    A player's games in ``seq`` order fall into runs, each run's games dealt after the same
-    number of losses (``run``: losses so far, this game included). A won game is the k-th win
-    of its run, so k - 1 wins came right before it (games in play break no run): it scores 4
-    when k >= 3, else 2. The current streak is the wins of the last run (``run`` = all the
-    player's losses). tests/services/test_arenas.py checks it against :func:`score`."""
-    lost = case((Game.status == Status.LOST, 1), else_=0)
-    by_player = ArenaGame.player_id
-    games = (
-        select(
-            by_player.label("pid"),
-            ArenaGame.seq.label("seq"),
-            Game.status.label("status"),
-            func.coalesce(Game.duration_ms, Game.active_ms).label("ms"),
-            func.sum(lost).over(partition_by=by_player, order_by=ArenaGame.seq).label("run"),
-            func.sum(lost).over(partition_by=by_player).label("losses"),
-        )
-        .join(Game, Game.id == ArenaGame.game_id)
-        .where(ArenaGame.arena_id == bindparam("arena_id"))
-        .subquery()
-    )
-    won = (
-        select(
-            games.c.pid,
-            (games.c.run == games.c.losses).label("last_run"),
-            func.row_number()
-            .over(partition_by=(games.c.pid, games.c.run), order_by=games.c.seq)
-            .label("k"),
-        )
-        .where(games.c.status == Status.WON)
-        .subquery()
-    )
-    wins = (
-        select(
-            won.c.pid,
-            func.sum(case((won.c.k >= 3, 4), else_=2)).label("points"),
-            func.count().label("wins"),
-            func.sum(case((won.c.last_run, 1), else_=0)).label("streak"),
-        )
-        .group_by(won.c.pid)
-        .subquery()
-    )
-    ended = games.c.status != Status.PLAYING
-    played = (
-        select(
-            games.c.pid,
-            func.sum(case((ended, 1), else_=0)).label("finished"),
-            func.sum(case((ended, games.c.ms), else_=0)).label("active"),
-        )
-        .group_by(games.c.pid)
-        .subquery()
-    )
-    return (
-        select(
-            played.c.pid,
-            Player.name,
-            played.c.finished,
-            played.c.active,
-            wins.c.points,
-            wins.c.wins,
-            wins.c.streak,
-        )
-        .join(Player, Player.id == played.c.pid)
-        .outerjoin(wins, wins.c.pid == played.c.pid)
-    )
-
-
-# Built once: each publication only binds its event.
-_SCORED = _scored()
-
-
-def standings_json(arena_id: int, standings: list[ArenaStanding]) -> str:
-    # vars, not asdict: the same fields in their order, without asdict's deep copy of each.
-    return json.dumps(
-        {"event": arena_id, "standings": [vars(s) for s in standings]}, separators=(",", ":")
-    )
 
 
 def known_game(slug: str) -> bool:

@@ -32,7 +32,7 @@ from app.db.models import (
     as_utc,
 )
 from app.engine import Move, Status, dumps, get_ruleset
-from app.services.arenas import score
+from app.services.arena_standings import score
 from app.services.challenge import rank_key, streak_of
 from app.services.move_log import active_moves
 from app.services.ratings import Finisher, forfeited, rate

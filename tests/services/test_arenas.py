@@ -16,7 +16,8 @@ from sqlalchemy import insert
 
 from app.db.models import ArenaGame, Game
 from app.engine import Status
-from app.services.arenas import Arenas, score
+from app.services.arena_standings import score
+from app.services.arenas import Arenas
 from tests.waiting import wait_until
 
 

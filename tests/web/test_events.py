@@ -18,7 +18,8 @@ from sqlalchemy import func, select, update
 from app.cli import main
 from app.config import Settings
 from app.db.models import Event, Game
-from app.services.arenas import STANDINGS_KIND, channel, score
+from app.services.arena_standings import score
+from app.services.arenas import STANDINGS_KIND, channel
 from app.services.recount import recount
 from tests.aio import run
 from tests.waiting import wait_until

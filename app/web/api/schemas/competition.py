@@ -6,7 +6,8 @@ from typing import Any, Literal
 
 from pydantic import Field
 
-from app.services.arenas import ArenaStanding, ArenaView
+from app.services.arena_standings import ArenaStanding
+from app.services.arenas import ArenaView
 from app.services.challenge import ChallengeStatus, Standings
 from app.services.race_queue import QueueState
 from app.services.ratings import RatingRow
