@@ -27,6 +27,7 @@ import base64
 import hashlib
 import json
 import re
+import threading
 from contextlib import nullcontext
 from dataclasses import dataclass, field
 from typing import Any
@@ -115,17 +116,22 @@ class HiddenCardGuard:
     spectator_checks: int = 0
     # The owner of each bearer token seen (by its digest): a token never changes hands.
     _owners: dict[str, str] = field(default_factory=dict)
-    # The one session all of a response's reads share: a session per read was half the
-    # guard's time, and the guard was a third of a web test's.
-    _open: Any = None
+    # The one session all of a response's reads share (a session per read was half the
+    # guard's time, and the guard was a third of a web test's), one per thread: the
+    # concurrency tests check responses in several threads at once.
+    _local: threading.local = field(default_factory=threading.local)
+
+    @property
+    def _open(self) -> Any:
+        return getattr(self._local, "db", None)
 
     def check(self, response: httpx.Response) -> None:
         with self.app.state.services.sessions() as db:
-            self._open = db
+            self._local.db = db
             try:
                 self._check(response)
             finally:
-                self._open = None
+                self._local.db = None
 
     def _check(self, response: httpx.Response) -> None:
         response.read()
