@@ -29,13 +29,19 @@ def encode(piles: Sequence[Sequence[int]]) -> tuple[bytes, ...]:
 
 
 class QuadrangleModel(Layout):
-    # The search is best-first on ``score`` (after the portfolio's short depth-first search,
-    # see search.solve_piles). Issue #22, deals 1..80 at 40,000 positions each: the
-    # limited-discrepancy search then depth-first search won 25, best-first on ``score`` 35
-    # (deals 1..40: 10 against 18, and 8 on cards home alone; other weights, home 4–16 against
-    # the waste 1–2, or the depth of each suit's next card or the tableau's disorder added, won
-    # 15–18). It enters fewer positions a second (a heap, and a score for each one generated).
-    w_home, w_waste = 8, 1
+    # The search is best-first (after the portfolio's short depth-first search, see
+    # search.solve_piles), three times in turn on ``scores``: cards home × 8 less the cards on
+    # the waste × 1, × 8, then × 16, each with a third of the positions left. Issue #22, deals
+    # 1..80 at 40,000 positions: best-first on one score (waste × 1) won 35, where the
+    # limited-discrepancy search then depth-first search won 25. Deals 1..40 at 40,000: the
+    # waste × 1 won 18, × 8 won 18, × 16 won 12, but not the same deals (28 of 40 between
+    # them): a best-first search spends its budget where its score leads it, on a deal's
+    # endgame with the stock dealt out, and another weight of the waste leads elsewhere. At
+    # 200,000 positions, deals 1..200: 120 won (60.0%) against 85 on the waste × 1 alone
+    # (bench/RESULTS.md, 2026-11-27); a fourth score, penalising waste cards above a card of
+    # their suit nearer the base, won no deal more of 1..40.
+    w_home = 8
+    w_wastes = (1, 8, 16)
 
     def encode(self, piles: Piles) -> Piles:
         return cast(Piles, encode(piles))
@@ -46,6 +52,7 @@ class QuadrangleModel(Layout):
         # the key takes them as two slices.
         self._fs = self.span(self.f)
         self._ts = self.span(self.t)
+        self.scores = tuple(self._weighed(w) for w in self.w_wastes)
 
     def key(self, given: Piles, redeals: int) -> Hashable:
         # The stock only ever loses its top card (one pass), so its length says what it holds.
@@ -70,9 +77,22 @@ class QuadrangleModel(Layout):
         """How near a win a position looks, for the best-first search (higher: nearer): cards
         home, less the cards on the waste (a card dealt onto the waste buries the one below
         it, and no redeal brings it back). Only the order of the search depends on it, never
-        its answer."""
+        its answer. The first of ``scores``."""
+        return self._score(piles, self.w_wastes[0])
+
+    def _score(self, piles: Piles, w_waste: int) -> int:
         home = sum(map(len, piles[self._fs]))
-        return self.w_home * home - self.w_waste * len(piles[self.waste])
+        return self.w_home * home - w_waste * len(piles[self.waste])
+
+    def _weighed(self, w_waste: int) -> Callable[[Piles], int]:
+        """``_score`` with the waste weighed ``w_waste``, as one closure (it runs for every
+        position generated)."""
+        fs, waste, w_home = self._fs, self.waste, self.w_home
+
+        def score(piles: Piles) -> int:
+            return w_home * sum(map(len, piles[fs])) - w_waste * len(piles[waste])
+
+        return score
 
     def won(self, piles: Piles) -> bool:
         # Cards leave the stock long before the end: while it holds any, nothing else needs a

@@ -5,7 +5,7 @@ written as engine moves (app/solver/lines.py).
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 from app.engine import State
 from app.solver.lines import shorten, to_moves
@@ -28,6 +28,7 @@ def solve_piles(model: Model, piles: Piles, redeals: int, budget: Budget) -> Res
     piles = encoded(model, piles)
     if (
         getattr(model, "score", None) is None
+        and not getattr(model, "scores", ())
         and not getattr(model, "lds", False)
         and (getattr(model, "price", None) is None)
     ):
@@ -37,11 +38,16 @@ def solve_piles(model: Model, piles: Piles, redeals: int, budget: Budget) -> Res
 
 
 def _search(model: Model, piles: Piles, redeals: int, budget: Budget) -> Result:
-    """The model's own search: best-first for models with a ``score``, the priced discrepancy
+    """The model's own search: best-first for models with a ``score`` (one best-first search
+    after another, each with an equal share of what is left, for models with several
+    ``scores``: see ``_scores_in_turn``), the priced discrepancy
     search for models with a ``price``; for models that ask for it (``lds = True``), first a
     limited-discrepancy search with a share of the node budget (``lds_share``, default half),
     then the exhaustive depth-first search with what is left, if anything (a loss is proved
     by the depth-first search, or by a discrepancy round that pruned nothing)."""
+    scores: Sequence[Callable[[Piles], int]] = getattr(model, "scores", ())
+    if scores:
+        return _scores_in_turn(scores, model, piles, redeals, budget)
     if getattr(model, "score", None) is not None:
         return best_first(model, piles, redeals, budget)
     if getattr(model, "price", None) is not None:
@@ -53,6 +59,38 @@ def _search(model: Model, piles: Piles, redeals: int, budget: Budget) -> Result:
 
 
 Search = Callable[[Model, Piles, int, Budget], Result]
+
+
+def _scores_in_turn(
+    scores: Sequence[Callable[[Piles], int]],
+    model: Model,
+    piles: Piles,
+    redeals: int,
+    budget: Budget,
+) -> Result:
+    """A best-first search on each score in turn, each with an equal share of the positions
+    left, until one decides. Each search is complete on its own (a loss is proved by any of
+    them that enters every reachable position), so the answer is as sound as one search's;
+    only which wins are found within the budget depends on the scores. Why several: a
+    best-first search spends its budget on the positions its score prefers, and scores that
+    weigh the waste differently get stuck on different deals (Quadrangle: issue #22, in
+    bench/RESULTS.md). The result counts every search's work."""
+    nodes = generated = 0
+    last = Result(Outcome.UNKNOWN)
+    for i, score in enumerate(scores):
+        share = (budget.nodes - nodes) // (len(scores) - i)
+        last = best_first(
+            model,
+            piles,
+            redeals,
+            Budget(share, budget.out_of_time, budget.check_every),
+            score=score,
+        )
+        nodes += last.nodes
+        generated += last.generated
+        if last.outcome is not Outcome.UNKNOWN or last.out_of_time or nodes >= budget.nodes:
+            break
+    return Result(last.outcome, last.moves, nodes, generated, last.out_of_time, last.path)
 
 
 def _in_turn(

@@ -19,17 +19,23 @@ from app.solver.position import Child, Model, Mv, Piles
 from app.solver.result import Budget, Outcome, Result
 
 
-def best_first(model: Model, piles: Piles, redeals: int, budget: Budget) -> Result:
-    """Best-first search, for models with a ``score`` (higher: nearer a win): the position
-    with the best score among those generated and not yet entered is entered next (ties: the
-    newest). Every position reachable is entered unless a win ends the search first, so no
-    win means a loss, exactly as for the depth-first search: only the order differs. A
-    position's key is recorded when it is first generated, with the move that led there, so
-    that a win's line can be read back."""
+def best_first(
+    model: Model,
+    piles: Piles,
+    redeals: int,
+    budget: Budget,
+    score: Callable[[Piles], int] | None = None,
+) -> Result:
+    """Best-first search, for models with a ``score`` (higher: nearer a win; ``score`` given
+    here replaces the model's): the position with the best score among those generated and
+    not yet entered is entered next (ties: the newest). Every position reachable is entered
+    unless a win ends the search first, so no win means a loss, exactly as for the
+    depth-first search: only the order differs. A position's key is recorded when it is
+    first generated, with the move that led there, so that a win's line can be read back."""
     if model.won(piles):
         return Result(Outcome.WINNABLE)
     key, children, won = model.key, model.children, model.won
-    score: Callable[[Piles], int] = model.score  # type: ignore[attr-defined]
+    rank: Callable[[Piles], int] = score or model.score  # type: ignore[attr-defined]
     dead = model.dead if getattr(model, "dead_ends", True) else None
     clock = budget.out_of_time
     every = max(1, budget.check_every)
@@ -63,7 +69,7 @@ def best_first(model: Model, piles: Piles, redeals: int, budget: Budget) -> Resu
                 line.reverse()
                 return Result(Outcome.WINNABLE, nodes=nodes, generated=generated, path=tuple(line))
             order -= 1
-            heappush(heap, (-score(child), order, child, child_redeals, k))
+            heappush(heap, (-rank(child), order, child, child_redeals, k))
     return Result(Outcome.LOST, nodes=nodes, generated=generated)
 
 

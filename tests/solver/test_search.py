@@ -4,6 +4,7 @@ exhaustive search, and budgets are honoured."""
 from __future__ import annotations
 
 import itertools
+from collections.abc import Callable
 
 import pytest
 from hypothesis import HealthCheck, given, note, reject, settings
@@ -13,6 +14,7 @@ from app.engine import GAMES, Move, State, get_ruleset
 from app.solver import Budget, Outcome, model_for, solve
 from app.solver.lines import line_positions, shorten, to_moves
 from app.solver.patriarchs import PatriarchsModel
+from app.solver.position import Piles
 from app.solver.quadrangle import QuadrangleModel
 from app.solver.search import solve_piles
 from tests.engine.builders import position
@@ -580,3 +582,46 @@ def test_the_quadrangle_model_refuses_a_layout_its_key_cannot_slice() -> None:
 
     with pytest.raises(ValueError, match="contiguous"):
         QuadrangleModel(Shuffled())  # type: ignore[arg-type]
+
+
+def test_several_scores_take_turns_within_one_budget() -> None:
+    """A model with several ``scores`` (Quadrangle's) gets one best-first search per score,
+    each with an equal share of the positions left: the budget holds for all of them, every
+    score has its turn when none decides, and a loss is still proved by a search that enters
+    every reachable position."""
+    model = model_for("castles-end")
+    used: list[int] = []
+
+    def scoring(i: int) -> Callable[[Piles], int]:
+        def score(piles: Piles) -> int:
+            if not used or used[-1] != i:
+                used.append(i)
+            return model.score(piles)  # type: ignore[attr-defined,no-any-return]
+
+        return score
+
+    class InTurn:
+        slug, pile_ids = model.slug, model.pile_ids
+        key, children, won, dead = model.key, model.children, model.won, model.dead
+        encode = model.encode  # type: ignore[attr-defined]
+        scores = (scoring(0), scoring(1), scoring(2))
+
+    deal = get_ruleset("castles-end").deal(80)  # lost: its whole tree takes about 10,000
+    # (2,000 positions: the portfolio's depth-first search takes 100, each score a third of
+    # the rest)
+    short = solve_piles(InTurn(), deal.piles, 0, Budget(nodes=2_000))
+    assert short.outcome is Outcome.UNKNOWN and short.nodes <= 2_000
+    assert used == [0, 1, 2]
+    used.clear()
+    # 60,000: the depth-first search's 3,000 prove nothing, the first score's 19,000 do
+    proved = solve_piles(InTurn(), deal.piles, 0, Budget(nodes=60_000))
+    assert proved.outcome is Outcome.LOST and used == [0]
+
+
+def test_quadrangle_searches_on_three_weights_of_the_waste() -> None:
+    model = QuadrangleModel(get_ruleset("quadrangle"))
+    piles = model.encode(get_ruleset("quadrangle").deal(1).piles)
+    home = 8 * sum(len(piles[f]) for f in model.f)
+    waste = len(piles[model.waste])
+    assert [s(piles) for s in model.scores] == [home - w * waste for w in (1, 8, 16)]
+    assert model.score(piles) == model.scores[0](piles)
