@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 from fastapi import FastAPI
-from sqlalchemy import insert
+from sqlalchemy import delete, insert
 
 from app.db.models import ArenaGame, Game
 from app.engine import Status
@@ -100,32 +100,41 @@ def test_the_database_scores_the_standings_as_the_rule_does(app: FastAPI) -> Non
         arenas.join(event, player.id)
         players.append(player)
     expected = {}
-    with services.sessions.begin() as db:  # one transaction: SQLite has one writer at a time
-        for player, results in zip(players, runs, strict=True):
-            active = 0
-            for seq, status in enumerate(results, 1):
-                game_id = secrets.token_hex(8)
-                ms = rng.randint(1, 10_000)
-                ended = status != Status.PLAYING
-                active += ms if ended else 0
-                db.execute(
-                    insert(Game).values(
-                        id=game_id, player_id=player.id, game="corners", deal=seq, rules="1",
-                        state="", status=status, created_at=now, updated_at=now,
-                        active_ms=ms, duration_ms=ms if ended and seq % 2 else None,
-                        competition="event",
+    inserted: list[str] = []
+    try:
+        with services.sessions.begin() as db:  # one transaction: SQLite has one writer at a time
+            for player, results in zip(players, runs, strict=True):
+                active = 0
+                for seq, status in enumerate(results, 1):
+                    game_id = secrets.token_hex(8)
+                    inserted.append(game_id)
+                    ms = rng.randint(1, 10_000)
+                    ended = status != Status.PLAYING
+                    active += ms if ended else 0
+                    db.execute(
+                        insert(Game).values(
+                            id=game_id, player_id=player.id, game="corners", deal=seq, rules="1",
+                            state="", status=status, created_at=now, updated_at=now,
+                            active_ms=ms, duration_ms=ms if ended and seq % 2 else None,
+                            competition="event",
+                        )
+                    )  # fmt: skip
+                    db.execute(
+                        insert(ArenaGame).values(
+                            game_id=game_id, arena_id=event, player_id=player.id, seq=seq
+                        )
                     )
-                )  # fmt: skip
-                db.execute(
-                    insert(ArenaGame).values(
-                        game_id=game_id, arena_id=event, player_id=player.id, seq=seq
-                    )
-                )
-            finished = sum(r != Status.PLAYING for r in results)
-            expected[player.name] = (*score(results), finished, active)
-    _, table = arenas.standings(event)
-    got = {s.player: (s.points, s.wins, s.streak, s.games, s.active_ms) for s in table}
-    assert got == expected
-    assert [s.rank for s in table] == list(range(1, len(runs) + 1))
-    keys = [(-s.points, -s.wins, s.active_ms, s.player) for s in table]
-    assert keys == sorted(keys)
+                finished = sum(r != Status.PLAYING for r in results)
+                expected[player.name] = (*score(results), finished, active)
+        _, table = arenas.standings(event)
+        got = {s.player: (s.points, s.wins, s.streak, s.games, s.active_ms) for s in table}
+        assert got == expected
+        assert [s.rank for s in table] == list(range(1, len(runs) + 1))
+        keys = [(-s.points, -s.wins, s.active_ms, s.player) for s in table]
+        assert keys == sorted(keys)
+    finally:
+        # Games made up for the rule (no deal, no move log) leave the shared database: the
+        # replay checks read every game in it (tests/services/test_replays.py).
+        with services.sessions.begin() as db:
+            db.execute(delete(ArenaGame).where(ArenaGame.game_id.in_(inserted)))
+            db.execute(delete(Game).where(Game.id.in_(inserted)))
