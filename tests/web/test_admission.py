@@ -146,7 +146,7 @@ def test_an_analysis_waits_in_a_class_of_its_own_and_holds_back_no_page() -> Non
         assert (await at_once(app, "/games/g2/replay")).status == 200
         assert (await at_once(app, "/api/games/g2/moves")).status == 200
         waiting = asyncio.ensure_future(call(app, "/api/games/g3/analysis"))
-        await until(lambda: app._gates_here().analyses.waiting == 1)
+        await until(lambda: app._gates_here().metered["analyses"].waiting == 1)
         refused = await at_once(app, "/games/g4/analysis")
         assert refused.status == 503 and int(refused.headers["retry-after"]) >= 1
         assert not first.done() and not waiting.done()
@@ -178,7 +178,7 @@ def test_every_growing_route_is_metered_and_a_flood_of_it_is_shed_at_once(path: 
         first = await held(app, inner, path)
         # One more may wait its turn (METERED_QUEUE=1); the next is refused at once.
         waiting = asyncio.ensure_future(call(app, path))
-        await until(lambda: app._gates_here().expensive.waiting == 1)
+        await until(lambda: app._gates_here().metered["expensive"].waiting == 1)
         refused = await at_once(app, path)
         assert refused.status == 503 and int(refused.headers["retry-after"]) >= 1
         assert not first.done() and not waiting.done()

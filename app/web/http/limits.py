@@ -51,18 +51,28 @@ sleep = anyio.sleep
 _TOLD_MAX = 10_000  # addresses remembered with their Retry-After, per worker
 
 _REPLAY = re.compile(r"^/(?:api/)?games/[^/]+/(?:replay|solution)$")  # cost grows with the line
-_HINT = re.compile(r"^/(?:api/)?games/[^/]+/hint$")  # holds a solver worker
-_ANALYSIS = re.compile(r"^/(?:api/)?games/[^/]+/analysis$")  # waits for a solver worker
-_EXPENSIVE = re.compile(
-    r"^/(?:api/)?games/[^/]+/(?:replay|solution|try-again)$|^/(?:api/)?leaderboard$"
-    r"|^/players/|^/api/players/[^/]+$|^/deals?/|^/api/deals/|^/my-games$|^/api/me/export$"
-    r"|^/account/export$"
+# The metered classes other than event streams, by path: the first that matches.
+_METERED: tuple[tuple[re.Pattern[str], str], ...] = (
+    (re.compile(r"^/(?:api/)?games/[^/]+/hint$"), "hints"),  # holds a solver worker
+    (re.compile(r"^/(?:api/)?games/[^/]+/analysis$"), "analyses"),  # waits for a solver worker
+    (
+        re.compile(
+            r"^/(?:api/)?games/[^/]+/(?:replay|solution|try-again)$|^/(?:api/)?leaderboard$"
+            r"|^/players/|^/api/players/[^/]+$|^/deals?/|^/api/deals/|^/my-games$"
+            r"|^/api/me/export$|^/account/export$"
+        ),
+        "expensive",
+    ),
 )
 _FREE = ("/static/", "/healthz", "/metrics")  # no database work, or a thread of their own
 # Event streams stay open for as long as a room is watched: the turn they take is given back
 # once the stream's headers are sent (they would hold it for good); after that they read
 # nothing per event (app/web/pages/live.py).
 _STREAM = re.compile(r"^/rooms/[^/]+/events$")
+
+
+def _metered_class(path: str) -> str | None:
+    return next((name for pattern, name in _METERED if pattern.match(path)), None)
 
 
 async def send_error(scope: Scope, send: Send, status: int, code: str, message: str) -> None:
@@ -173,9 +183,7 @@ class _Class:
 @dataclass
 class _Gates:
     general: Semaphore
-    hints: _Class
-    analyses: _Class
-    expensive: _Class
+    metered: dict[str, _Class]  # by the names of _METERED
     streams: _Class
     budget: float  # seconds expensive pages may still take now (a token bucket of time)
     refilled: float
@@ -210,9 +218,7 @@ class Admission:
         # Requests let in at once per worker; more than the threads, so that the async parts
         # of requests (reading bodies, sending answers) overlap with the threads' work.
         self.general = threads * 4
-        self.expensive = expensive
-        self.hints = hints
-        self.analyses = analyses
+        self.slots = {"hints": hints, "analyses": analyses, "expensive": expensive}
         self.stream_opens = stream_opens
         self.metered_queue = metered_queue
         self.client_concurrency = client_concurrency
@@ -231,9 +237,10 @@ class Admission:
         if gates is None:
             gates = _Gates(
                 Semaphore(self.general),
-                _Class(Semaphore(self.hints), self.metered_queue),
-                _Class(Semaphore(self.analyses), self.metered_queue),
-                _Class(Semaphore(self.expensive), self.metered_queue),
+                {
+                    name: _Class(Semaphore(slots), self.metered_queue)
+                    for name, slots in self.slots.items()
+                },
                 _Class(Semaphore(self.stream_opens), self.metered_queue),
                 self.most,
                 monotonic(),
@@ -264,12 +271,8 @@ class Admission:
         try:
             if stream:
                 await self._metered(gates, gates.streams, scope, receive, send, opening=True)
-            elif _HINT.match(path):
-                await self._metered(gates, gates.hints, scope, receive, send)
-            elif _ANALYSIS.match(path):
-                await self._metered(gates, gates.analyses, scope, receive, send)
-            elif _EXPENSIVE.match(path):
-                await self._metered(gates, gates.expensive, scope, receive, send)
+            elif (name := _metered_class(path)) is not None:
+                await self._metered(gates, gates.metered[name], scope, receive, send)
             else:
                 await self._general(gates, scope, receive, send)
         finally:
