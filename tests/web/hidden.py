@@ -293,8 +293,6 @@ class HiddenCardGuard:
         with self._session() as db:
             record: Game | None = db.get(Game, game_id)
             assert record is not None, "a response shows a game that does not exist"
-            if self._open is None:
-                db.expunge(record)
             return record
 
     @staticmethod
@@ -398,9 +396,9 @@ class HiddenCardGuard:
     # -- helpers -----------------------------------------------------------------------------
 
     def _session(self) -> Any:
-        if self._open is not None:
-            return nullcontext(self._open)
-        return self.app.state.services.sessions()
+        """The session of the response being checked (``check`` opens one per response)."""
+        assert self._open is not None, "the guard reads the database only inside check()"
+        return nullcontext(self._open)
 
     def _state_at(self, game_id: str, version: int) -> tuple[Ruleset, State]:
         """The game's state right after action number ``version``, rebuilt from the log."""
