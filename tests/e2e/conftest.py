@@ -25,6 +25,7 @@ import pytest
 from app.config import PROJECT_DIR
 from app.engine import DEVELOPMENT_KEY
 from tests.databases import migrate
+from tests.settings import SHARED, environment
 
 CHROMIUM = os.environ.get("E2E_CHROMIUM", "/usr/bin/chromium")
 CHROMIUM_ARGS = [
@@ -154,44 +155,28 @@ def serve(where: Path, **settings: str) -> Iterator[Server]:
     port = _free_port()
     env = {
         **os.environ,
-        "APP_ENV": "test",
+        # Admission, the solver's budgets and judging as in the in-process apps
+        # (tests/settings.py says why); what differs for a browser's server follows.
+        **environment(SHARED),
         "DATABASE_URL": url,
         "DEAL_KEY": DEVELOPMENT_KEY.decode(),  # the plans in the tests are for this key
         "LEADERBOARD_MIN_GAMES": "2",  # the new-player walk below plays two games
         # Boards computed on each request: one an earlier walk had cached would hide a new
         # player's row for 30 s. The cache is tested on its own (tests/services).
         "LEADERBOARD_CACHE_SECONDS": "0",
-        # Every browser of the suite comes from one address, far faster than people.
+        # Every browser of the suite comes from one address, far faster than people. The
+        # per-name sign-in limit keeps its default: the sign-in walk is about it.
         "RATE_LIMIT_NEW_PLAYERS": "100000/minute",
         "RATE_LIMIT_NEW_GAMES": "100000/minute",
         "RATE_LIMIT_MOVES": "100000/minute",
         "RATE_LIMIT_SIGNIN": "100000/minute",
         "RATE_LIMIT_ADDRESS": "1000000/minute",
-        # The walks step through replays far faster than a person: the share of a worker's time
-        # that replays may take is tested on its own (tests/web/test_limits.py).
-        "EXPENSIVE_SHARE": "1.0",
-        # A busy test machine must not turn a hint into "undecided": searches are bounded by
-        # positions alone, in workers at the server's own priority (an idle-class worker gets
-        # no CPU while other processes hold every core). Judging ended games' deals, which no
-        # browser test reads, is off: it would take a core from the browser (tests/web test it).
-        "SOLVER_TIME_LIMITS": "false",
-        "SOLVER_IDLE_PRIORITY": "false",
-        "SOLVER_JUDGE_SECONDS": "0",
         # A lost game's analysis (its board asks for one at once) searches a smaller budget
         # than the in-process apps': it took a core from the browser.
         "SOLVER_ANALYSIS_NODES": "20000",
-        "SOLVER_HINT_NODES": "100000",  # as in tests/settings.py: Castle's End hints in ~1 s
-        # On a loaded CI machine a request may wait seconds for a thread or for SQLite's write
-        # lock; the defaults (2 s, 1 s) would turn that into a 503 the board cannot recover from.
-        # Those limits are tested on their own (tests/web/test_limits.py, test_faults.py).
-        "QUEUE_TIMEOUT_MS": "10000",
-        # Metered classes wait in line rather than shed, and the one address of every browser
-        # here may hold as many requests and streams as the walks make, as in the in-process
-        # apps (tests/settings.py; each tested on its own, tests/web/test_admission.py): a
-        # loaded machine's server shed a deal page that waited behind an analysis.
-        "METERED_QUEUE": "10000",
-        "CLIENT_CONCURRENCY": "10000",
-        "CLIENT_STREAMS": "10000",
+        # On a loaded CI machine a request may wait seconds for SQLite's write lock; the
+        # default would turn that into a 503 the board cannot recover from (tested on its own,
+        # tests/web/test_faults.py).
         "DB_LOCK_TIMEOUT_MS": "10000",
         # The race queue forms a race as soon as two strangers wait (tests/e2e/test_compete.py).
         "RACE_QUEUE_WAIT_S": "0",
