@@ -37,7 +37,7 @@ from app.web.http.signin_guard import SignInGuard
 from app.web.i18n import LanguageMiddleware
 from app.web.pages.rooms import LiveFragments
 from app.web.pages.templating import templates
-from app.web.router import router
+from app.web.router import ROUTERS, add_routes
 
 log = logging.getLogger(__name__)
 SESSION_COOKIE = "ph_session"
@@ -178,10 +178,10 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         observe.count_pool(services.move_store.engine, "moves")
     if services.move_store.inline is not None:
         observe.count_pool(services.move_store.inline.engine.sync_engine, "moves_inline")
-    app.include_router(router)
+    add_routes(app, ROUTERS)
     if settings.public_api_docs:  # not in production unless API_DOCS=true
-        app.include_router(docs.router)
-    app.include_router(observe.router)
+        add_routes(app, (docs.router,))
+    add_routes(app, (observe.router,))
     if settings.public_api_docs:
         app.mount(  # before /static, which would answer 404 for these
             docs.ASSETS,

@@ -46,7 +46,7 @@ from app.web.state import settings_of
 
 log = logging.getLogger(__name__)
 
-router = APIRouter()
+router = APIRouter(include_in_schema=False)  # pages: left out of the API schema
 
 PURPOSE = "\x00newcomer"  # what the challenges are bound to (never a normalised name)
 SESSION_NONCE = "newcomer"  # the session's proven nonce, spent by the first action

@@ -29,7 +29,7 @@ from app.web.pages.prefs import set_lang_cookie, set_prefs_cookie
 from app.web.pages.templating import render
 from app.web.words import service_message
 
-router = APIRouter()
+router = APIRouter(include_in_schema=False)  # pages: left out of the API schema
 
 
 @router.get("/account/export", include_in_schema=False)

@@ -41,7 +41,7 @@ from app.web.pages.htmx import is_htmx
 from app.web.pages.templating import render
 from app.web.words import service_message
 
-router = APIRouter()
+router = APIRouter(include_in_schema=False)  # pages: left out of the API schema
 
 
 def _day(text: str | None) -> date | None:

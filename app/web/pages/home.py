@@ -39,7 +39,7 @@ from app.web.pages.templating import render
 from app.web.pages.wins import win_comparison
 from app.web.words import code_label
 
-router = APIRouter()
+router = APIRouter(include_in_schema=False)  # pages: left out of the API schema
 
 
 @router.get("/")

@@ -48,7 +48,7 @@ from app.web.words import (
     service_message,
 )
 
-router = APIRouter()
+router = APIRouter(include_in_schema=False)  # pages: left out of the API schema
 _DIGITS = re.compile(r"[0-9]{1,20}")
 
 BOARD_FLASH = "board"  # session key: what the no-JavaScript board says after a redirect

@@ -24,7 +24,7 @@ from app.web.pages.templating import (
 )
 from app.web.state import settings_of
 
-router = APIRouter()
+router = APIRouter(include_in_schema=False)  # pages: left out of the API schema
 # Where a form may send the browser back to: a path on this site, never an open redirect.
 SAFE_BACK = re.compile(r"/(?![/\\])[A-Za-z0-9/_.~%?=&-]*")
 

@@ -49,7 +49,7 @@ from app.web.pages.board import GameHeader, pile_views, status_context
 from app.web.pages.templating import csrf_token, render, templates
 from app.web.state import services_of
 
-router = APIRouter(tags=["rooms"])
+router = APIRouter(tags=["rooms"], include_in_schema=False)  # pages: left out of the API schema
 
 HtmlRender = Callable[[EventRow], Awaitable[str]]
 

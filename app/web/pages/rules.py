@@ -18,7 +18,7 @@ from app.web import i18n
 from app.web.i18n import N_
 from app.web.pages.templating import render
 
-router = APIRouter()
+router = APIRouter(include_in_schema=False)  # pages: left out of the API schema
 
 
 def rules_file(slug: str, lang: str) -> Path:

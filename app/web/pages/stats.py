@@ -31,7 +31,7 @@ from app.web.pages.htmx import is_htmx, vary_on_htmx
 from app.web.pages.templating import render
 from app.web.words import say_words
 
-router = APIRouter()
+router = APIRouter(include_in_schema=False)  # pages: left out of the API schema
 
 
 GameArg = Annotated[str | None, Query(max_length=32)]
