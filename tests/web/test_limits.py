@@ -73,6 +73,9 @@ def gated(db_url: str, request: pytest.FixtureRequest) -> Iterator[FastAPI]:
             database_url=db_url,
             threadpool_size=request.param,
             queue_timeout_ms=100,
+            # A second refusal to one address would wait out the first one's Retry-After, in
+            # real seconds; that hold is tested on its own (tests/web/test_admission.py).
+            enforce_retry_after=False,
         )
     )
     yield application
@@ -284,7 +287,14 @@ def test_replays_beyond_their_share_of_time_are_refused_at_once(
 ) -> None:
     # 10% of the worker's time, a second saved up; each replay takes 0.6 s of the budget's
     # clock here (a clock of the test's own: how busy the machine is changes nothing).
-    application = create_app(Settings(app_env="test", database_url=db_url, expensive_share=0.1))
+    application = create_app(
+        Settings(
+            app_env="test",
+            database_url=db_url,
+            expensive_share=0.1,
+            enforce_retry_after=False,  # as in ``gated`` above
+        )
+    )
     games = application.state.services.games
     clock = {"now": 1000.0}
     monkeypatch.setattr(limits_module, "monotonic", lambda: clock["now"])
