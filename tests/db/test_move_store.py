@@ -19,12 +19,8 @@ from fastapi.testclient import TestClient
 from sqlalchemy.engine import make_url
 from sqlalchemy.util import await_
 
-from app.db.move_store import (
-    CoreTransaction,
-    InlineMoves,
-    PostgresStatements,
-    PostgresTransaction,
-)
+from app.db.move_sql import PostgresStatements
+from app.db.move_store import CoreTransaction, InlineMoves, PostgresTransaction
 from app.db.session import make_inline_move_engine
 from app.engine import Move
 from tests.aio import run
