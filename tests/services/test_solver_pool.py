@@ -63,7 +63,9 @@ def test_searches_run_below_the_apps_priority() -> None:
         finally:
             pool.close()
 
-    assert run(niceness()) == os.nice(0) + SOLVER_NICENESS
+    # Niceness stops at 19: a suite that itself runs below normal priority (``nice -n 10``)
+    # sees its workers at 19, not at 10 + 19 (that failed a niced CI run).
+    assert run(niceness()) == min(19, os.nice(0) + SOLVER_NICENESS)
 
 
 @pytest.mark.slow
