@@ -11,11 +11,11 @@ from typing import Any
 import pytest
 from fastapi import FastAPI
 from fastapi.testclient import TestClient
-from sqlalchemy import delete
+from sqlalchemy import delete, update
 
 from app.cli import main
 from app.config import Settings
-from app.db.models import DealVerdict, GameCoach
+from app.db.models import DealVerdict, Game, GameCoach
 from app.engine import Move, get_ruleset
 from app.services import daily
 from app.services.seal import end_of_day
@@ -163,6 +163,19 @@ def test_the_finished_board_shows_the_analysis_and_tries_again(
     assert again.status_code == 303
     assert again.headers["location"].startswith("/games/")
     assert again.headers["location"] != f"/games/{game_id}"
+
+
+def test_a_won_board_asks_no_analysis(client: TestClient, app: FastAPI) -> None:
+    """Nothing slipped in a won game: its board neither asks where it slipped nor says so."""
+    created = post(client, "/games", {"game": "castles-end", "deal": str(WON_DEAL)}, htmx=False)
+    game_id = created.headers["location"].rsplit("/", 1)[1]
+    assert post(client, f"/games/{game_id}/resign", {}).status_code == 200
+    assert f'hx-get="/games/{game_id}/analysis"' in client.get(f"/games/{game_id}").text
+    with app.state.services.sessions.begin() as db:  # the same game, ended by a win instead
+        db.execute(update(Game).where(Game.id == game_id).values(status="won"))
+    board = client.get(f"/games/{game_id}").text
+    assert "You won!" in board
+    assert "/analysis" not in board and "Where did it slip" not in board
 
 
 def test_winnable_draws_skip_the_deals_the_caller_has_played(api: TestClient, app: FastAPI) -> None:

@@ -264,8 +264,9 @@ def status_context(
             # winnable deal, its solution as a replay.
             "winnable": view.deal_winnable,
             "solution_path": f"/games/{g.id}/solution" if view.deal_winnable else None,
-            # Where the game slipped (issue #22): for whoever sees the game whole.
-            "analysis_path": None if view.masked else f"/games/{g.id}/analysis",
+            # Where the game slipped (issue #22): for whoever sees the game whole, and not
+            # after a win (nothing slipped; the question would only cost a search).
+            "analysis_path": None if view.masked or won else f"/games/{g.id}/analysis",
             "title": i18n.gettext("You won!") if won else i18n.gettext("Game over"),
             # A win against the deal's records and the player's own (app/web/pages/wins.py).
             "compare": compare or [],
