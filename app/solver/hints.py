@@ -248,7 +248,7 @@ def _fallback(state: State, legal: list[Move]) -> tuple[Move, Words]:
     # guesses in a row would otherwise trade a card back and forth for ever.
     onward = [m for m in legal if rules.pile_index(m.source) not in rules.foundations]
     legal = onward or legal
-    given = _visible(state, Budget(nodes=5_000))
+    given = _visible(state, Budget(nodes=5_000), legal)
     if given.move is not None and given.move in legal:
         if given.words and given.words[0].n > 0:  # the line puts cards home
             return given.move, Words(
@@ -302,10 +302,11 @@ def _progress(home: int, face_down: int, empty: int) -> int:
     return HOME * home - TURNED * face_down + EMPTY * empty
 
 
-def _visible(state: State, budget: Budget) -> Hint:
+def _visible(state: State, budget: Budget, first: Sequence[Move] | None = None) -> Hint:
     """The first move of the shortest line of visible moves (no deal, no card turned over on
     the way: a line ends where it shows a card) to the position of most ``_progress``; no move
-    when no line makes progress. Its words count the cards the line puts home."""
+    when no line makes progress. Its words count the cards the line puts home. ``first``: the
+    moves a line may start with (``_onward``'s: a line that starts uphill would be refused)."""
     model = model_for(state.game)
     rules = get_ruleset(state.game)
     masked = visible_only(state)
@@ -338,6 +339,8 @@ def _visible(state: State, budget: Budget) -> Hint:
         for mv, cp, cr in model.children(piles, redeals):
             k = model.key(cp, cr)
             if k in parents:
+                continue
+            if first is not None and key == start_key and to_moves(model, [mv])[0] not in first:
                 continue
             parents[k] = (key, mv)
             score = progress(cp)
