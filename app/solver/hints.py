@@ -302,10 +302,10 @@ def _progress(home: int, face_down: int, empty: int) -> int:
     return HOME * home - TURNED * face_down + EMPTY * empty
 
 
-def _visible(state: State, budget: Budget, first: Sequence[Move] | None = None) -> Hint:
+def _visible(state: State, budget: Budget, starts: Sequence[Move] | None = None) -> Hint:
     """The first move of the shortest line of visible moves (no deal, no card turned over on
     the way: a line ends where it shows a card) to the position of most ``_progress``; no move
-    when no line makes progress. Its words count the cards the line puts home. ``first``: the
+    when no line makes progress. Its words count the cards the line puts home. ``starts``: the
     moves a line may start with (``_onward``'s: a line that starts uphill would be refused)."""
     model = model_for(state.game)
     rules = get_ruleset(state.game)
@@ -340,7 +340,7 @@ def _visible(state: State, budget: Budget, first: Sequence[Move] | None = None) 
             k = model.key(cp, cr)
             if k in parents:
                 continue
-            if first is not None and key == start_key and to_moves(model, [mv])[0] not in first:
+            if starts is not None and key == start_key and to_moves(model, [mv])[0] not in starts:
                 continue
             parents[k] = (key, mv)
             score = progress(cp)
