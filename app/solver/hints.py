@@ -43,7 +43,7 @@ SAMPLES = 8
 # face-down card: bench/RESULTS.md), an empty tableau pile. Turning a card over is worth an
 # empty pile. Only Quadruple Interchange has face-down cards, and in the other games a tableau
 # pile or reserve can stay empty only once the stock is empty (nothing is hidden then, and
-# hints are exact): their hints are unchanged.
+# hints are exact): the weights change nothing there.
 HOME, TURNED, EMPTY = 2, 2, 1
 
 
