@@ -142,14 +142,23 @@ def greedy_game(state: State, cap: int = 1_000) -> bool:
 
 def hint_game(state: State, nodes: int, cap: int = 600) -> tuple[bool, int]:
     """Plays by hints from ``state`` to the end, as the service gives them: the kept line is
-    continued while the position is on it. Returns (won, hints searched)."""
+    continued while the position is on it. Returns (won, hints searched).
+
+    A game that comes back to a position it was in, with no kept line either time, is lost:
+    its hints depend only on the position (and the node budget), so it would go round the
+    same circle up to ``cap``; it stops there instead (the outcome is the same)."""
     rules = get_ruleset(state.game)
     kept: tuple[State, tuple[Move, ...]] | None = None
     searched = 0
+    seen: set[State] = set()
     for _ in range(cap):
         if rules.is_won(state):
             return True, searched
         rest = follow(kept[0], kept[1], state) if kept else None
+        if kept is None:
+            if state in seen:
+                return False, searched
+            seen.add(state)
         if rest:
             move = rest[0]
         else:

@@ -13,9 +13,10 @@
   the move that starts the most wins among them (dealing and redealing are moves like any
   other), with ``chance`` the share of arrangements the search won. When no arrangement is
   won within the budget the hint still names a move: the first of the shortest line of
-  visible moves that puts the most cards on the foundations, else (no redeal) the waste's
-  card onto a tableau pile, else a deal, else the search model's first choice. There is no
-  move only when no legal move exists.
+  visible moves that makes the most progress (cards on the foundations, face-down cards
+  turned over, empty tableau piles: ``_progress``), else (no redeal) the waste's card onto a
+  tableau pile, else a deal, else the search model's first choice. There is no move only
+  when no legal move exists.
 """
 
 from __future__ import annotations
@@ -36,6 +37,14 @@ from app.solver.search import solve_piles, solve_state
 ESTIMATE: Literal["estimate"] = "estimate"
 # Arrangements of the hidden cards searched for one hint (the node budget is shared out).
 SAMPLES = 8
+# What a line of visible moves gains when no arrangement is won (``_progress``): a card put on
+# a foundation, a face-down card turned over (Quadruple Interchange: these lines are what move
+# its game forward; before they counted, hint-led games dealt the stock out past every
+# face-down card: bench/RESULTS.md), an empty tableau pile. Turning a card over is worth an
+# empty pile. Only Quadruple Interchange has face-down cards, and in the other games a tableau
+# pile or reserve can stay empty only once the stock is empty (nothing is hidden then, and
+# hints are exact): the weights change nothing there.
+HOME, TURNED, EMPTY = 2, 2, 1
 
 
 def N_(message: str) -> str:
@@ -239,10 +248,18 @@ def _fallback(state: State, legal: list[Move]) -> tuple[Move, Words]:
     # guesses in a row would otherwise trade a card back and forth for ever.
     onward = [m for m in legal if rules.pile_index(m.source) not in rules.foundations]
     legal = onward or legal
-    given = _visible(state, Budget(nodes=5_000))
+    given = _visible(state, Budget(nodes=5_000), legal)
     if given.move is not None and given.move in legal:
+        if given.words and given.words[0].n > 0:  # the line puts cards home
+            return given.move, Words(
+                "guess_line", N_("This move starts the shortest line that puts more cards home.")
+            )
         return given.move, Words(
-            "guess_line", N_("This move starts the shortest line that puts more cards home.")
+            "guess_turn",
+            N_(
+                "This move starts the shortest line that turns a face-down card over or "
+                "empties a pile."
+            ),
         )
     if rules.max_redeals is None and rules.waste >= 0:
         # No redeal (Quadrangle, Quadruple Interchange): a deal covers the waste's top card for
@@ -276,7 +293,20 @@ def _fallback(state: State, legal: list[Move]) -> tuple[Move, Words]:
     return legal[0], Words("guess_legal", N_("This is a legal move; nothing better shows."))
 
 
-def _visible(state: State, budget: Budget) -> Hint:
+def _progress(home: int, face_down: int, empty: int) -> int:
+    """A visible position's progress (see ``HOME``): higher is further on. A hint from
+    ``_visible`` heads for a position of more progress by the shortest line; the next one
+    finds that position (or one as far on) nearer, so hints like these do not go round in
+    circles. A hint-led game can still repeat itself once no visible line makes progress, the
+    stock is dealt out and cards are still face down: it is stuck then (bench/RESULTS.md)."""
+    return HOME * home - TURNED * face_down + EMPTY * empty
+
+
+def _visible(state: State, budget: Budget, starts: Sequence[Move] | None = None) -> Hint:
+    """The first move of the shortest line of visible moves (no deal, no card turned over on
+    the way: a line ends where it shows a card) to the position of most ``_progress``; no move
+    when no line makes progress. Its words count the cards the line puts home. ``starts``: the
+    moves a line may start with (``_onward``'s: a line that starts uphill would be refused)."""
     model = model_for(state.game)
     rules = get_ruleset(state.game)
     masked = visible_only(state)
@@ -290,10 +320,16 @@ def _visible(state: State, budget: Budget) -> Hint:
     def face_down(piles: Piles) -> int:
         return sum(1 for pile in piles for c in pile if c < 0)
 
+    def progress(piles: Piles) -> int:
+        return _progress(
+            on_foundations(piles), face_down(piles), sum(1 for t in tableau if not piles[t])
+        )
+
+    tableau = rules.tableau
     start_piles, start_redeals = encoded(model, masked.piles), masked.redeals
     start_key = model.key(start_piles, start_redeals)
     parents: dict[Hashable, tuple[Hashable, Mv] | None] = {start_key: None}
-    best_key, best_score = start_key, on_foundations(start_piles)
+    best_key, best_score, best_piles = start_key, progress(start_piles), start_piles
     queue = deque([(start_piles, start_redeals, start_key)])
     nodes = 0
     while queue and nodes < budget.nodes:
@@ -304,10 +340,12 @@ def _visible(state: State, budget: Budget) -> Hint:
             k = model.key(cp, cr)
             if k in parents:
                 continue
+            if starts is not None and key == start_key and to_moves(model, [mv])[0] not in starts:
+                continue
             parents[k] = (key, mv)
-            score = on_foundations(cp)
+            score = progress(cp)
             if score > best_score:
-                best_key, best_score = k, score
+                best_key, best_score, best_piles = k, score, cp
             shows = (hide_stock and len(cp[stock]) < len(piles[stock])) or face_down(cp) < down
             if not shows:
                 queue.append((cp, cr, k))
@@ -327,7 +365,7 @@ def _visible(state: State, budget: Budget) -> Hint:
         at, mv = link
         line.append(mv)
     first = to_moves(model, [line[-1]])[0]
-    gained = best_score - on_foundations(start_piles)
+    gained = on_foundations(best_piles) - on_foundations(start_piles)
     forms = Nn_(
         "From the cards you can see, this move starts the shortest line that puts %(n)s more "
         "card on the foundations. Whether the deal can still be won depends on cards you "

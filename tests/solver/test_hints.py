@@ -170,3 +170,58 @@ def test_with_no_win_in_sight_a_quadrangle_hint_keeps_the_wastes_card_before_dea
     assert "in play" in given.message
     after = rules.apply(state, given.move)  # then, with nothing else to do, it deals
     assert str(hint(after, Budget(nodes=nodes)).move) == "stock-waste"
+
+
+def test_with_no_win_in_sight_a_quadruple_interchange_hint_turns_a_face_down_card_over() -> None:
+    """No card can go home and the waste's 8♥ fits nowhere: the hint moves t1's 5♣ onto 6♣,
+    which turns the card under it over, rather than deal (before, only cards home counted, and
+    hint-led games dealt the stock out past every face-down card). The best line seen first
+    moves T♠ onto J♠ (emptying t9, then turning the card over): that move is refused as
+    uphill (``_onward``: T♠ could go straight back), so the line starts with 5♣ instead."""
+    state = position(
+        "quadruple-interchange",
+        t1="(KH) 5C",
+        t2="(2S) 6C",
+        t3="9D",
+        t4="JS",
+        t5="4D",
+        t6="7S",
+        t7="QC",
+        t8="3H",
+        t9="TS",
+        t10="8D",
+        t11="KD",
+        waste="8H",
+        stock="QD 3S",
+    )
+    rules = get_ruleset("quadruple-interchange")
+    assert Move.parse("stock-waste") in rules.legal_moves(state)
+    given = hint(state, Budget(nodes=1_000))
+    assert given.outcome == ESTIMATE and given.chance == 0
+    assert given.move is not None and str(given.move) == "t1-t2"
+    assert [w.code for w in given.words][1] == "guess_turn"
+    assert "face-down card over" in given.message
+    # The same, whatever the face-down cards and the stock's order are.
+    other = with_hidden_cards_shuffled(state, [3, 1, 2])
+    assert other != state and hint(other, Budget(nodes=1_000)) == given
+
+
+@pytest.mark.slow
+def test_a_hint_led_quadruple_interchange_game_turns_cards_over_and_does_not_circle() -> None:
+    """Deal 1 followed hint after hint (200 positions each) while the stock lasts: no position
+    comes back, 61 cards are home and 34 of the 55 face-down cards are still down when the
+    stock is out. Main's hints before this (only cards home counted) had 18 home there: they
+    dealt whenever no card could go home."""
+    rules = get_ruleset("quadruple-interchange")
+    state = rules.deal(1)
+    seen = {state}
+    stock = rules.stock
+    while state.piles[stock]:
+        given = hint(state, Budget(nodes=200))
+        assert given.move is not None
+        state = rules.apply(state, given.move)
+        assert state not in seen
+        seen.add(state)
+    home = sum(len(state.piles[f]) for f in rules.foundations)
+    face_down = sum(1 for pile in state.piles for c in pile if c < 0)
+    assert home >= 40 and face_down <= 45  # 55 face down at the deal
