@@ -1,4 +1,4 @@
-"""What every test shares: the PostgreSQL marker, the long tests first, and nothing heavy.
+"""What every test shares: the PostgreSQL marker, and nothing heavy.
 
 The app fixtures (an app per database backend, clients that check every response) live in
 tests/web/conftest.py, so that a run of the engine's or the solver's tests does not import the
@@ -30,11 +30,3 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             item.add_marker(pytest.mark.postgres)
         if skipped and item.get_closest_marker("postgres") is not None:
             item.add_marker(pytest.mark.skip(reason=skipped))
-    # The long tests first (each group in its own order): xdist hands tests out in this order,
-    # and a long one handed out last kept one worker busy alone at the end (the Schemathesis
-    # minute, collected among the last, ran while the other worker had nothing left to do).
-    items.sort(key=lambda item: 0 if _long(item) else 1)
-
-
-def _long(item: pytest.Item) -> bool:
-    return any(item.get_closest_marker(name) is not None for name in ("slow", "e2e"))
