@@ -33,12 +33,16 @@ DOCS_SHOTS = (
 LOCALES = {"de": "de-DE", "fr": "fr-FR", "es": "es-ES", "en": "en-GB"}
 
 
-def _page(browser: Browser, server: Server, lang: str, width: int, height: int) -> Iterator[Page]:
+def _page(
+    browser: Browser, server: Server, lang: str, width: int, height: int, still: bool = False
+) -> Iterator[Page]:
+    """``still``: the browser asks for reduced motion, so no card slides between two clicks."""
     ctx = browser.new_context(
         base_url=server.url,
         viewport={"width": width, "height": height},
         locale=LOCALES[lang],  # the browser's Accept-Language chooses the language
         has_touch=width < 600,
+        reduced_motion="reduce" if still else "no-preference",
     )
     ctx.set_default_timeout(30_000)
     ctx.add_init_script(REPORT_CSP)
@@ -52,7 +56,9 @@ def _page(browser: Browser, server: Server, lang: str, width: int, height: int) 
 
 @pytest.fixture()
 def german(browser: Browser, server: Server) -> Iterator[Page]:
-    yield from _page(browser, server, "de", 1280, 800)
+    # A whole game is 108 moves, and each waited for its card's slide: 34 s of the walk, 14 s
+    # without. The slides are tested on their own (tests/e2e/test_feel.py).
+    yield from _page(browser, server, "de", 1280, 800, still=True)
 
 
 def test_a_whole_game_won_in_german(german: Page) -> None:
