@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import threading
+from collections import Counter
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -21,7 +22,7 @@ from sqlalchemy.orm import Session
 
 from app.db.models import QueuedRacer, Room, RoomMember
 from app.main import every
-from app.services.race_queue import RaceQueue
+from app.services.race_queue import MAX_RACERS, MIN_RACERS, RaceQueue
 from app.services.rooms.rooms import Rooms
 from app.services.rooms.views import RoomView
 from tests.aio import run
@@ -220,9 +221,18 @@ def test_two_formers_at_once_never_put_a_player_in_two_races(
     with ThreadPoolExecutor(2) as pool:
         results = [f.result(60) for f in [pool.submit(former, q) for q in formers]]
     codes = results[0] + results[1]
-    assert len(codes) == len(set(codes)) == 3  # 8 + 8 + 5
+    assert len(codes) == len(set(codes))  # no room formed twice
     membership = rooms_of(app, ids)
-    assert all(len(found) == 1 for found in membership.values()), membership
+    # Nobody is in two races. How the two formers split the queue depends on which rows each
+    # locked first (SKIP LOCKED): 8 + 8 + 5, or 8 + 4 + 8 with one player left to wait for the
+    # next stranger (seen on a machine kept busy by a CPU hog), or another split. Whatever the
+    # split, every room is a race of two to eight, and fewer than two players are left over
+    # (two would have made a race).
+    assert all(len(found) <= 1 for found in membership.values()), membership
+    sizes = Counter(found[0] for found in membership.values() if found)
+    assert set(sizes) == set(codes), (sizes, codes)
+    assert all(MIN_RACERS <= n <= MAX_RACERS for n in sizes.values()), sizes
+    assert sum(1 for found in membership.values() if not found) < MIN_RACERS, membership
     with services.sessions() as db:
         taken = dict(db.execute(select(QueuedRacer.player_id, QueuedRacer.room_code)).all())
-    assert taken == {pid: found[0] for pid, found in membership.items()}
+    assert taken == {pid: (found[0] if found else None) for pid, found in membership.items()}
