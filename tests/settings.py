@@ -3,7 +3,7 @@
 The functional tests step through replays and boards far faster than any person, on a CI
 machine that may be loaded. Every app a test builds starts from :func:`suite_settings`, so that
 no test meets a limit it is not about: the budget of expensive pages and the wait for a turn
-are tested on their own (tests/web/test_limits.py), the rate limits too
+are tested on their own (tests/web/http/test_limits.py), the rate limits too
 (tests/web/test_security.py), and so is judging ended games' deals
 (tests/web/test_solver_routes.py). The solver's searches are bounded by positions alone, so
 that no answer depends on how fast the machine is at the moment.
@@ -59,11 +59,12 @@ SHARED: dict[str, Any] = {
     # stepping through one replay and was answered 503 (twice, in two tests).
     "expensive_share": 1.0,
     # On a loaded CI machine a request may wait seconds for a thread; the default 2 s would be
-    # a 503 a browser's board cannot recover from (tested on its own: tests/web/test_limits.py).
+    # a 503 a browser's board cannot recover from (tested on its own:
+    # tests/web/http/test_limits.py).
     "queue_timeout_ms": 10_000,
     # Metered classes wait in line rather than shed, and one address (the test client's)
     # may hold as many requests and streams as a test makes; all tested on their own
-    # (tests/web/test_admission.py).
+    # (tests/web/http/test_limits_admission.py).
     "metered_queue": 10_000,
     "client_concurrency": 10_000,
     "client_streams": 10_000,

@@ -2,7 +2,7 @@
 
 One hook, and why: JSON Schema counts ``1.0`` as an integer, so Schemathesis sometimes sends
 ``{"count": 138.0}`` as a schema-valid request; the API refuses floats for its integer fields
-by contract (tests/web/test_api_contract.py: ``count: 1.0`` and ``version: 0.0`` are malformed)
+by contract (tests/web/api/test_games.py: ``count: 1.0`` and ``version: 0.0`` are malformed)
 and no JSON Schema can tell 1.0 from 1. So a whole number generated as a float is sent as the
 integer it is; nothing else about the request changes.
 """

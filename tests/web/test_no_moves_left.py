@@ -17,8 +17,8 @@ from app.db.models import DealStats, Game, MoveRecord
 from app.engine import DEVELOPMENT_KEY, dumps, get_ruleset
 from app.engine.cards import RANKS
 from tests.engine.builders import position
+from tests.web.pages.test_board import HX, state_of
 from tests.web.support import csrf, error_code, move, new_game, post, start
-from tests.web.test_board import HX, state_of
 
 # Corners, every card placed: ♦ and ♥ complete, ♣ (base K) waits for Q♣ on r1, ♠ is up to the
 # 10 and J♠ lies under the waste top Q♠; r1-f1 is the only legal move, and redeals are used up.

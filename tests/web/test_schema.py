@@ -84,7 +84,8 @@ def test_the_api_conforms_to_its_schema(backend: str, tmp_path: Path) -> None:
             f"Authorization: Bearer {token}",
             "--exclude-path",
             "/rooms/{code}/events",
-            # Deleting the account would end the run's player half-way (tests/web/test_accounts.py)
+            # Deleting the account would end the run's player half-way
+            # (tests/web/api/test_accounts.py)
             "--exclude-path",
             "/api/me",
         ]

@@ -217,7 +217,7 @@ def test_no_cookieless_get_makes_a_player(
     app: FastAPI, api: TestClient, race: dict[str, Any]
 ) -> None:
     """The app's GET pages and answers, read by a browser without a cookie, on a room, a race
-    game and a player that exist (the event stream is in tests/web/test_live.py)."""
+    game and a player that exist (the event stream is in tests/web/pages/test_live.py)."""
     name = api.get("/api/me/export", headers=race["host"]).json()["player"]["name"]
     code, lead = race["code"], race["lead"]
     paths = ["/", "/my-games", "/account", "/rules", "/rules/corners", "/leaderboard",

@@ -703,7 +703,7 @@ def test_sign_in_is_rate_limited_per_address_and_per_name(
         _retry_after(blocked)
         assert "Too many sign-in attempts" in blocked.text
     # Another address guessing the same name is slowed down (per name, issue 21): it must bring
-    # a proof of work now (tests/web/test_signin_guard.py), but it is not locked out.
+    # a proof of work now (tests/web/http/test_signin_guard.py), but it is not locked out.
     # (The owner's own address, where the password was set, is known: its guesses did not
     # count against the name.)
     with TestClient(app, base_url="http://testserver", client=("203.0.113.9", 1234)) as c2:

@@ -16,7 +16,7 @@ from fastapi.testclient import TestClient
 
 from tests.web.support import new_game, post
 
-PLAY = Path(__file__).resolve().parents[2] / "app" / "web" / "pages" / "play.py"
+PLAY = Path(__file__).resolve().parents[3] / "app" / "web" / "pages" / "play.py"
 # Move, undo and resign await the service on the event loop (issue 26).
 ACTIONS = {"move": "play_async", "undo": "undo_async", "resign": "resign_async"}
 ACTIONS.update(finish="finish", restart="restart")

@@ -74,7 +74,8 @@ def gated(db_url: str, request: pytest.FixtureRequest) -> Iterator[FastAPI]:
             threadpool_size=request.param,
             queue_timeout_ms=100,
             # A second refusal to one address would wait out the first one's Retry-After, in
-            # real seconds; that hold is tested on its own (tests/web/test_admission.py).
+            # real seconds; that hold is tested on its own
+            # (tests/web/http/test_limits_admission.py).
             enforce_retry_after=False,
         )
     )
