@@ -1,0 +1,115 @@
+"""Rate limits (app/web/http/ratelimit.py) in memory: each rule counts per key, a refusal is a
+429 with the seconds to wait, limits can be off, and a Redis that cannot be reached lets
+players through. (Limits over HTTP and through a real Redis: tests/web/test_security.py.)"""
+
+from __future__ import annotations
+
+import logging
+from types import SimpleNamespace
+from typing import Any
+
+import pytest
+
+from app.web.http.ratelimit import (
+    RateLimited,
+    RateLimits,
+    SweepingMemoryStorage,
+    client_address,
+    limit_costly,
+)
+from tests.aio import run
+from tests.settings import suite_settings
+
+
+def _limits(**overrides: Any) -> RateLimits:
+    return RateLimits(suite_settings("sqlite://", **overrides))
+
+
+def _request(limits: RateLimits, host: str | None = "198.51.100.7") -> Any:
+    client = SimpleNamespace(host=host) if host else None
+    return SimpleNamespace(app=SimpleNamespace(state=SimpleNamespace(limits=limits)), client=client)
+
+
+def test_a_rule_counts_per_key_and_refuses_with_retry_after() -> None:
+    limits = _limits(rate_limit_moves="2/minute")
+    limits.hit(limits.moves, "p1")
+    limits.hit(limits.moves, "p1")
+    limits.hit(limits.moves, "p2")  # another key has its own count
+    with pytest.raises(RateLimited) as refused:
+        limits.hit(limits.moves, "p1")
+    assert refused.value.status == 429 and refused.value.code == "rate_limited"
+    assert 1 <= refused.value.retry_after <= 60
+    assert refused.value.headers == {"Retry-After": str(refused.value.retry_after)}
+    assert limits.moves.message in refused.value.message
+
+
+def test_every_window_of_a_rule_counts() -> None:
+    limits = _limits(rate_limit_new_games="5/minute;1/second")
+    limits.hit(limits.new_games, "p")
+    with pytest.raises(RateLimited):
+        limits.hit(limits.new_games, "p")
+
+
+def test_clear_forgets_every_count() -> None:
+    limits = _limits(rate_limit_moves="1/minute")
+    limits.hit(limits.moves, "p")
+    limits.clear()
+    limits.hit(limits.moves, "p")
+
+
+def test_nothing_is_counted_when_limits_are_off() -> None:
+    limits = _limits(rate_limit_moves="1/minute", rate_limits_enabled=False)
+    for _ in range(3):
+        limits.hit(limits.moves, "p")
+        run(limits.hit_async(limits.moves, "p"))
+
+
+def test_the_async_hit_counts_with_the_same_counts_without_redis() -> None:
+    limits = _limits(rate_limit_moves="2/minute")
+    run(limits.hit_async(limits.moves, "p"))
+    limits.hit(limits.moves, "p")
+    with pytest.raises(RateLimited):
+        run(limits.hit_async(limits.moves, "p"))
+
+
+def test_costly_actions_count_by_player_then_by_address() -> None:
+    limits = _limits(
+        rate_limit_hints="1/minute",
+        rate_limit_analyses="1/minute",
+        rate_limit_costly_address="2/minute",
+    )
+    request = _request(limits)
+    limit_costly(request, "hints", "p1")
+    with pytest.raises(RateLimited):
+        limit_costly(request, "hints", "p1")  # the player's own limit (the address's not hit)
+    limit_costly(request, "hints", "p2")
+    with pytest.raises(RateLimited) as refused:
+        limit_costly(request, "hints", "p3")  # the address's, for all of them together
+    assert limits.costly_address.message in refused.value.message
+    # A viewer without a player counts by address.
+    other = _request(limits, "198.51.100.8")
+    limit_costly(other, "analyses", None)
+    with pytest.raises(RateLimited):
+        limit_costly(other, "analyses", None)
+
+
+def test_the_client_address_or_unknown() -> None:
+    limits = _limits()
+    assert client_address(_request(limits)) == "198.51.100.7"
+    assert client_address(_request(limits, None)) == "unknown"
+
+
+def test_an_unreachable_redis_fails_open(caplog: pytest.LogCaptureFixture) -> None:
+    limits = _limits(rate_limit_moves="1/minute", redis_url="redis://127.0.0.1:1/0")
+    with caplog.at_level(logging.WARNING, "app.web.http.ratelimit"):
+        limits.hit(limits.moves, "p")
+        limits.hit(limits.moves, "p")
+    assert sum("rate limits unavailable" in r.getMessage() for r in caplog.records) == 2
+
+
+def test_the_memory_storage_sweeps_in_the_callers_thread() -> None:
+    storage = SweepingMemoryStorage()
+    storage._next_sweep = 0.0  # due now
+    storage.incr("k", expiry=60)
+    assert storage._next_sweep > 0.0
+    assert storage.get("k") == 1
