@@ -174,7 +174,7 @@ def build(
         broker=broker,
         games=games,
         players=Players(sessions, store=move_store),
-        accounts=Accounts(sessions),
+        accounts=Accounts(sessions, sealer),
         solver=solver,
         rooms=rooms,
         feed=RoomFeed(rooms, broker),

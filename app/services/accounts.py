@@ -39,7 +39,7 @@ from app.db.models import (
 )
 from app.services.errors import BadCredentials, Banned, NotFound
 from app.services.players import GHOST_PREFIX, _hasher, find_by_name, now, rename
-from app.services.seal import shown_number
+from app.services.seal import Sealer, shown_number
 from app.services.statuses import RaceStatus
 
 EXPORT_FORMAT = 1
@@ -57,8 +57,9 @@ def _iso(value: datetime | None) -> str | None:
     return None if value is None else value.isoformat()
 
 
-def export(db: Session, player_id: str) -> dict[str, Any]:
-    """Everything stored about the player, and nothing about anyone else.
+def export(db: Session, player_id: str, at: datetime | None = None) -> dict[str, Any]:
+    """Everything stored about the player, and nothing about anyone else; ``at``: the time
+    that decides which of their own deals are still sealed (the shared Sealer's clock).
 
     Games carry their metadata and move log (moves in pile notation, which names no card),
     never a stored state: a game's state holds cards that were never face up in it."""
@@ -75,7 +76,8 @@ def export(db: Session, player_id: str) -> dict[str, Any]:
         (slug, deal)
         for slug, deal in db.execute(
             select(CompetitionDeal.game, CompetitionDeal.deal).where(
-                CompetitionDeal.player_id == player_id, CompetitionDeal.sealed_until > now()
+                CompetitionDeal.player_id == player_id,
+                CompetitionDeal.sealed_until > (at or now()),
             )
         )
     }
@@ -289,12 +291,13 @@ def delete(db: Session, player: Player) -> str:
 class Accounts:
     """The account use cases, each in its own transaction."""
 
-    def __init__(self, sessions: sessionmaker[Session]) -> None:
+    def __init__(self, sessions: sessionmaker[Session], sealer: Sealer | None = None) -> None:
         self.sessions = sessions
+        self.sealer = sealer  # its clock decides, as everywhere, when a deal's seal lifts
 
     def export(self, player_id: str) -> dict[str, Any]:
         with self.sessions() as db:
-            return export(db, player_id)
+            return export(db, player_id, self.sealer.clock() if self.sealer else None)
 
     def delete_own(self, player_id: str, password: str | None) -> str:
         with self.sessions.begin() as db:

@@ -54,9 +54,8 @@ class History:
             )
 
     def _games(self, db: Session, player_id: str, *, playing: bool, limit: int) -> list[PlayedGame]:
-        query = select(Game, number_secret(now()).label("race_on")).where(
-            Game.player_id == player_id
-        )
+        at = self.sealer.clock() if self.sealer else now()  # one clock for every seal
+        query = select(Game, number_secret(at).label("race_on")).where(Game.player_id == player_id)
         if playing:
             query = query.where(Game.status == Status.PLAYING)
         else:
