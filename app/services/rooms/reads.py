@@ -48,11 +48,16 @@ class RoomReads:
         Event ids grow with time, so "older than" is "below the first id that is not": one
         step along the primary key from the oldest row left (no index on the time, and no
         scan of the table), and a bounded delete, so a sweep's transaction stays short
-        however far behind it is (the next sweep takes the next batch)."""
+        however far behind it is (the next sweep takes the next batch).
+
+        The newest event stays, however old: SQLite gives an emptied table's ids out again,
+        and clients (``Last-Event-ID``) and the broker resume after the last id they saw."""
         with self.sessions.begin() as db:
             keep_from = db.scalar(
                 select(Event.id).where(Event.created_at >= before).order_by(Event.id).limit(1)
             )
+            if keep_from is None:
+                keep_from = db.scalar(select(func.max(Event.id)))
             old = select(Event.id).order_by(Event.id).limit(most)
             if keep_from is not None:
                 old = old.where(Event.id < keep_from)
