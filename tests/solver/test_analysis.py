@@ -4,8 +4,9 @@ move after which the deal could no longer be won, held to exhaustive search."""
 from __future__ import annotations
 
 from app.engine import Move, State, get_ruleset
-from app.solver import Budget, solve
-from app.solver.analysis import analyse
+from app.solver import Budget, Outcome, solve
+from app.solver.analysis import Analysis, Slip, analyse
+from tests.engine.builders import position
 
 
 def exhaustive(state: State) -> bool:
@@ -105,3 +106,40 @@ def test_an_analysis_cut_short_says_it_is_undecided() -> None:
     deal = rules.deal(1)
     found = analyse(deal, rules.legal_moves(deal)[:1], Budget(nodes=2))
     assert not found.decided and found.slip is None
+
+
+# A Corners ending in its last pass: ♣ wants Q♣, every other suit is home; the stock deals
+# Q♣, then K♣. Dealing K♣ onto Q♣ buries it for good.
+RANKS = "A23456789TJQK"
+CLUBS_LEFT = {
+    "f1": " ".join(r + "C" for r in RANKS[:11]),
+    **{f"f{i + 2}": " ".join(r + s for r in RANKS) for i, s in enumerate("DHS")},
+}
+DEAL, HOME = Move("stock", "waste"), Move("waste", "f1")
+SMALL = Budget(nodes=1_000)
+
+
+def test_a_small_slip_is_named_with_the_move_that_would_have_kept_the_win() -> None:
+    start = position("corners", CLUBS_LEFT, redeals=2, stock="KC QC")
+    found = analyse(start, [DEAL, DEAL], SMALL)
+    assert found == Analysis(True, Slip(2, DEAL, HOME), True, found.searches, False)
+    assert 2 <= found.searches <= 3  # the deal, the end, and at most the one in between
+
+
+def test_a_verdict_already_known_for_the_deal_saves_its_search() -> None:
+    start = position("corners", CLUBS_LEFT, redeals=2, stock="KC QC")
+    lost = analyse(start, [DEAL], SMALL, deal_outcome=Outcome.LOST)
+    assert lost == Analysis(False, None, True, 0)  # taken as given: nothing searched
+    known = analyse(start, [DEAL, DEAL], SMALL, deal_outcome=Outcome.WINNABLE)
+    searched = analyse(start, [DEAL, DEAL], SMALL)
+    assert known.slip == searched.slip and known.searches == searched.searches - 1
+    unknown = analyse(start, [DEAL, DEAL], SMALL, deal_outcome=Outcome.UNKNOWN)
+    assert unknown == searched  # an unknown verdict is no verdict: the deal is searched
+
+
+def test_a_game_won_or_left_while_still_winnable_has_no_slip() -> None:
+    start = position("corners", CLUBS_LEFT, redeals=2, stock="KC QC")
+    won = analyse(start, [DEAL, HOME, DEAL, HOME], SMALL)
+    assert won == Analysis(True, None, True, 1, True)  # a won end needs no search
+    resigned = analyse(start, [DEAL, HOME], SMALL)
+    assert resigned == Analysis(True, None, True, 2, True)

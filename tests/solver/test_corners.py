@@ -11,13 +11,14 @@ from hypothesis import strategies as st
 from app.engine import State, get_ruleset
 from app.solver import Budget, Outcome, solve
 from app.solver.corners import CornersModel
-from app.solver.lines import line_positions
+from app.solver.lines import line_positions, to_moves
 from app.solver.models import model_for
 from app.solver.search import solve_piles
-from tests.engine.builders import position
+from tests.engine.builders import position, show
 from tests.solver.positions import POSITIONS, corners_crowded, exhaustive, replays_to_a_win
 
 RANKS = "A23456789TJQK"
+CLUBS_BASES = {"f1": "AC", "f2": "QD", "f3": "KH", "f4": "8S"}  # each wants its next card
 DONE = {"f2": " ".join(r + "D" for r in RANKS), "f4": " ".join(r + "S" for r in RANKS)}
 
 
@@ -206,3 +207,41 @@ def test_corners_plays_a_safe_move_alone_only_in_the_last_pass() -> None:
     assert [k[0] for k in model.children(empty.piles, 2)] == [
         (rules.reserves[0], rules.foundations[0], 1)
     ]
+
+
+def test_moves_come_home_first_then_dealing_and_each_is_the_engines() -> None:
+    rules = get_ruleset("corners")
+    m = model()
+    state = position("corners", CLUBS_BASES, r2="AH", r4="TS", waste="2C", stock="4D")
+    kids = m.children(state.piles, 0)
+    assert [str(mv) for mv in to_moves(m, [k[0] for k in kids])] == [
+        "waste-f1",
+        "r2-f3",
+        "stock-waste",
+    ]
+    for mv, child, redeals in kids:
+        after = rules.replay(state, to_moves(m, [mv]))
+        assert child == after.piles and redeals == after.redeals
+
+
+def test_a_redeal_fills_the_vacant_reserves_in_order_as_the_engine_does() -> None:
+    rules = get_ruleset("corners")
+    m = model()
+    state = position("corners", CLUBS_BASES, r2="9H", r4="TS", waste="2D 5H 6S 7C")
+    (kid,) = [k for k in m.children(state.piles, 0) if k[0][0] == rules.waste]
+    mv, child, redeals = kid
+    assert mv == (rules.waste, rules.stock, 4) and redeals == 1
+    after = rules.replay(state, to_moves(m, [mv]))
+    assert child == after.piles
+    assert [show(after, r) for r in ("r1", "r3", "r5", "stock")] == ["2D", "5H", "6S", "7C"]
+    assert m.children(state.piles, 2) == []  # no redeal left, no move
+
+
+def test_the_key_does_not_tell_which_reserve_holds_which_card() -> None:
+    m = model()
+    one = position("corners", CLUBS_BASES, r1="9H", r4="TS", waste="2D", stock="7C")
+    other = position("corners", CLUBS_BASES, r5="9H", r2="TS", waste="2D", stock="7C")
+    assert m.key(one.piles, 1) == m.key(other.piles, 1)
+    assert m.key(one.piles, 1) != m.key(one.piles, 2)
+    swapped = position("corners", CLUBS_BASES, r1="9H", r4="TS", waste="7C", stock="2D")
+    assert m.key(swapped.piles, 1) != m.key(one.piles, 1)

@@ -15,7 +15,7 @@ from app.solver import Budget, Outcome, model_for, solve
 from app.solver.lines import line_positions, to_moves
 from app.solver.patriarchs import PatriarchsModel
 from app.solver.search import solve_piles
-from tests.engine.builders import position
+from tests.engine.builders import cards, position
 from tests.solver.positions import POSITIONS, exhaustive, replays_to_a_win
 
 
@@ -319,3 +319,60 @@ def test_patriarchs_bytes_piles_give_the_keys_and_moves_of_engine_piles() -> Non
             assert tuple(map(tuple, child)) == after.piles
         state = rules.replay(state, to_moves(model, [mv]))
         redeals = state.redeals
+
+
+BASES = {f"f{i + 1}": "A" + s for i, s in enumerate("CDHS")}
+BASES |= {f"f{i + 5}": "K" + s for i, s in enumerate("CDHS")}
+
+
+def engine_agrees(state: State) -> list[str]:
+    """The model's moves from ``state`` as text, each child checked against the engine."""
+    rules = get_ruleset("patriarchs")
+    model = PatriarchsModel(rules)
+    out = []
+    for step, child, redeals in model.children(state.piles, state.redeals):
+        after = rules.replay(state, to_moves(model, [step]))
+        assert tuple(map(tuple, child)) == after.piles and redeals == after.redeals
+        out.append(" ".join(str(m) for m in to_moves(model, [step])))
+    return out
+
+
+def test_an_emptied_reserve_takes_the_wastes_top_else_the_stocks_else_stays_empty() -> None:
+    rules = get_ruleset("patriarchs")
+    model = PatriarchsModel(rules)
+    for piles, refill in (
+        ({"waste": "9D 5H", "stock": "7S"}, "5H"),
+        ({"stock": "7S"}, "7S"),
+        ({}, ""),
+    ):
+        state = position("patriarchs", {**BASES, "r1": "2C", **piles})
+        assert engine_agrees(state)[0] == "r1-f1"
+        _, after, _ = model.children(state.piles, 0)[0]
+        assert tuple(after[rules.pile_index("r1")]) == cards(refill)
+
+
+def test_a_meeting_suit_slides_the_fewest_transfers_joined_to_the_play() -> None:
+    ranks = "A23456789TJQK"
+    full = {
+        **{f"f{i + 1}": " ".join(r + s for r in ranks) for i, s in enumerate("CDH")},
+        **{f"f{i + 5}": " ".join(r + s for r in reversed(ranks)) for i, s in enumerate("CDH")},
+        "f4": "AS 2S 3S 4S 5S 6S",  # the Ace side at 6♠, the King side at 7♠: they meet
+        "f8": "KS QS JS TS 9S 8S 7S",
+    }
+    # 4♠ goes on the King side after the Ace side gives up 6♠ and 5♠ (two transfers); 9♠ on
+    # the Ace side after the King side gives up 7♠ and 8♠.
+    assert engine_agrees(position("patriarchs", full, r1="4S")) == ["f4-f8 f4-f8 r1-f8"]
+    assert engine_agrees(position("patriarchs", full, r1="9S")) == ["f8-f4 f8-f4 r1-f4"]
+    # 8♠, two ranks above the Ace side's top: one transfer (7♠ over to the Ace side).
+    assert engine_agrees(position("patriarchs", full, r1="8S")) == ["f8-f4 r1-f4"]
+
+
+def test_won_only_with_the_stock_and_the_waste_empty_too() -> None:
+    model = PatriarchsModel(get_ruleset("patriarchs"))
+    ranks = "A23456789TJQK"
+    up = {f"f{i + 1}": " ".join(r + s for r in ranks) for i, s in enumerate("CDHS")}
+    down = {f"f{i + 5}": " ".join(r + s for r in reversed(ranks)) for i, s in enumerate("CDHS")}
+    assert model.won(position("patriarchs", {**up, **down}).piles)
+    assert not model.won(position("patriarchs", {**up, **down}, stock="AS").piles)
+    assert not model.won(position("patriarchs", {**up, **down}, waste="AS").piles)
+    assert not model.won(position("patriarchs", {**up, **down}, r9="AS").piles)

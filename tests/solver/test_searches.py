@@ -34,6 +34,7 @@ class Graph:
         self.expanded: list[int] = []
         self.dead_asked: list[int] = []
         self.notes: dict[int, Hashable | None] = {}  # the note each priced position came with
+        self.costly: set[int] = set()
 
     def children(self, piles: Piles, redeals: int) -> list[Child]:
         node = piles[0][0]
@@ -54,13 +55,13 @@ class Graph:
     def score(self, piles: Piles) -> int:
         return piles[0][0]
 
-    # priced: the first child is free, every other one costs one; notes count the moves
+    # priced: a move to a node in ``costly`` costs one, any other is free; notes count moves
     def price(
         self, piles: Piles, redeals: int, kids: list[Child], note: Hashable | None
     ) -> list[tuple[int, Hashable | None]]:
         self.notes[piles[0][0]] = note
         depth = note if isinstance(note, int) else 0
-        return [(0 if i == 0 else 1, depth + 1) for i in range(len(kids))]
+        return [(int(mv[1] in self.costly), depth + 1) for mv, _, _ in kids]
 
 
 def _best_first(model: Graph, piles: Piles, redeals: int, budget: Budget) -> Result:
@@ -175,16 +176,23 @@ def test_best_first_enters_the_best_scored_position_next() -> None:
 
 
 def test_the_priced_search_enters_every_cheaper_position_first() -> None:
-    # The second child (cost 1) is a move from a win; the first (cost 0) a long free line to
-    # one. (A child that is won ends any search at once, whatever it costs.)
-    graph = Graph({0: [1, 5], 1: [2], 2: [3], 3: [4], 4: [8], 5: [9]}, goal={8, 9})
+    # The model lists 1 first, but the move there costs one: the free line through 5 and 6
+    # is searched first, to its end, and 1 only after it.
+    graph = Graph({0: [1, 5], 1: [9], 5: [6], 6: [7]}, goal={9})
+    graph.costly = {1}
     found = priced(graph, at(0), 0, Budget())
-    assert walks(found.path, 0, graph) == 8
-    assert graph.expanded == [0, 1, 2, 3, 4]
-    # Costs order the search, they cut nothing: with the free line a dead end, 9 is found.
+    assert found.path == ((0, 1, 1), (1, 9, 1))
+    assert graph.expanded == [0, 5, 6, 7, 1]
+    # Costs order the search, they cut nothing: with the free line a dead end, 5 comes next.
     graph = Graph({0: [1, 5], 1: [2], 5: [9]}, goal={9})
+    graph.costly = {5}
     assert priced(graph, at(0), 0, Budget()).path == ((0, 5, 1), (5, 9, 1))
     assert graph.expanded == [0, 1, 2, 5]
+    # A child that is won ends the search at once, whatever it costs.
+    graph = Graph({0: [1, 9], 1: [2], 2: [3]}, goal={9})
+    graph.costly = {9}
+    assert priced(graph, at(0), 0, Budget()).path == ((0, 9, 1),)
+    assert graph.expanded == [0]
 
 
 def test_the_priced_search_hands_each_position_the_note_its_move_was_priced_with() -> None:
