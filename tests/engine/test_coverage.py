@@ -84,7 +84,7 @@ SCENARIOS = {
 
 
 def functions_in(module: str) -> list[str]:
-    loaded = importlib.import_module(f"tests.engine.test_{module}")
+    loaded = importlib.import_module(f"tests.engine.games.test_{module}")
     return [name for name in dir(loaded) if name.startswith("test_")]
 
 

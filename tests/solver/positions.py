@@ -9,11 +9,16 @@ from __future__ import annotations
 
 from hypothesis import strategies as st
 
-from app.engine import Ruleset, State, get_ruleset
+from app.engine import Move, Ruleset, State, get_ruleset
 
 
 def rest_empty(rules: Ruleset, state: State) -> bool:
     return not any(p for i, p in enumerate(state.piles) if i not in rules.foundations)
+
+
+def replays_to_a_win(state: State, moves: tuple[Move, ...]) -> bool:
+    rules = get_ruleset(state.game)
+    return rest_empty(rules, rules.replay(state, moves))
 
 
 def exhaustive(state: State, limit: int = 20_000) -> bool | None:

@@ -1,5 +1,6 @@
-"""Quadrangle's safe moves (``QuadrangleModel.children``): a card played home alone keeps
-every win, checked against an exhaustive search of the engine's own moves."""
+"""Quadrangle's search model (app/solver/quadrangle.py): a card played home alone (its safe
+moves) keeps every win, checked against an exhaustive search of the engine's own moves; the
+layout its key slices, and its scores."""
 
 from __future__ import annotations
 
@@ -120,3 +121,25 @@ def test_the_safe_rule_plays_a_card_home_alone_only_under_its_three_conditions()
     assert len(_moves(_built([[_3C], *_FILL, [_3S]], [_3S]))) > 1
     # (c): an empty tableau pile while the waste holds a card.
     assert len(_moves(_built([[_3S, _3C], *_FILL], [_3S]))) > 1
+
+
+def test_the_quadrangle_model_refuses_a_layout_its_key_cannot_slice() -> None:
+    """The key takes the foundations and the tableau as two slices of the piles."""
+    rules = get_ruleset("quadrangle")
+
+    class Shuffled:  # the engine's layout with two tableau piles' places swapped
+        slug, pile_ids, stock, waste = rules.slug, rules.pile_ids, rules.stock, rules.waste
+        foundations, reserves = rules.foundations, rules.reserves
+        tableau = (rules.tableau[1], rules.tableau[0], *rules.tableau[2:])
+
+    with pytest.raises(ValueError, match="contiguous"):
+        QuadrangleModel(Shuffled())  # type: ignore[arg-type]
+
+
+def test_quadrangle_searches_on_three_weights_of_the_waste() -> None:
+    model = QuadrangleModel(get_ruleset("quadrangle"))
+    piles = model.encode(get_ruleset("quadrangle").deal(1).piles)
+    home = 8 * sum(len(piles[f]) for f in model.f)
+    waste = len(piles[model.waste])
+    assert [s(piles) for s in model.scores] == [home - w * waste for w in (1, 8, 16)]
+    assert model.score(piles) == model.scores[0](piles)

@@ -1,5 +1,6 @@
-"""Corners' dead-end rules (``CornersModel.dead``): "lost" only where an exhaustive search of
-the engine's own moves finds no win, and never on a position a winning line passes through."""
+"""Corners' search model (app/solver/corners.py): its dead-end rules say "lost" only where an
+exhaustive search of the engine's own moves finds no win, and never on a position a winning
+line passes through; its safe moves are played alone only where they keep every win."""
 
 from __future__ import annotations
 
@@ -10,12 +11,14 @@ from hypothesis import strategies as st
 from app.engine import State, get_ruleset
 from app.solver import Budget, Outcome, solve
 from app.solver.corners import CornersModel
-from app.solver.lines import line_positions
+from app.solver.lines import line_positions, to_moves
+from app.solver.models import model_for
 from app.solver.search import solve_piles
-from tests.engine.builders import position
-from tests.solver.positions import POSITIONS, corners_crowded, exhaustive
+from tests.engine.builders import position, show
+from tests.solver.positions import POSITIONS, corners_crowded, exhaustive, replays_to_a_win
 
 RANKS = "A23456789TJQK"
+CLUBS_BASES = {"f1": "AC", "f2": "QD", "f3": "KH", "f4": "8S"}  # each wants its next card
 DONE = {"f2": " ".join(r + "D" for r in RANKS), "f4": " ".join(r + "S" for r in RANKS)}
 
 
@@ -150,3 +153,95 @@ def test_no_position_on_a_winning_line_found_without_the_rules_is_called_lost() 
                 assert not judge.stranded_next_pass(piles), number
             checked += 1
     assert checked > 1_000
+
+
+@st.composite
+def corners_last_pass_with_a_safe_move(draw: st.DrawFn) -> State:
+    """A Corners ending in its last two passes where a safe move applies: the waste's top goes
+    home (last pass, or stock empty with a redeal left), or (last pass, stock empty) a reserve
+    card does."""
+    state = draw(POSITIONS["corners"])
+    model = model_for("corners")
+    rules = get_ruleset("corners")
+    redeals = draw(st.sampled_from([1, 2]))
+    state = State(state.game, state.piles, redeals)
+    kids = model.children(state.piles, redeals)
+    every = model.all_children(state.piles, redeals)  # type: ignore[attr-defined]
+    if len(kids) != 1 or len(every) == 1:
+        reject()
+    assert kids[0][0][1] in rules.foundations
+    return state
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=list(HealthCheck))
+@given(state=corners_last_pass_with_a_safe_move())
+def test_corners_last_pass_safe_moves_keep_the_answer_of_exhaustive_search(state: State) -> None:
+    truth = exhaustive(state)
+    if truth is None:
+        reject()
+    result = solve(state, Budget(nodes=2_000_000))
+    assert result.outcome is (Outcome.WINNABLE if truth else Outcome.LOST)
+    if truth:
+        assert replays_to_a_win(state, result.moves)
+
+
+def test_corners_plays_a_safe_move_alone_only_in_the_last_pass() -> None:
+    # 9♣ on the waste fits the ♣ foundation (8♣); a stock card and a reserve card are left.
+    model = model_for("corners")
+    rules = get_ruleset("corners")
+    piles = {"f1": "8C", "f2": "KD", "f3": "KH", "f4": "KS", "r1": "AD", "waste": "9C"}
+    for redeals, alone in ((0, False), (1, False), (2, True)):
+        state = position("corners", redeals=redeals, stock="AH", **piles)
+        kids = model.children(state.piles, redeals)
+        assert (len(kids) == 1) is alone, (redeals, kids)
+        assert kids[0][0] == (rules.waste, rules.foundations[0], 1)
+    # The stock empty: forced with one redeal left too, not with two.
+    for redeals, alone in ((0, False), (1, True), (2, True)):
+        state = position("corners", redeals=redeals, **piles)
+        assert (len(model.children(state.piles, redeals)) == 1) is alone, redeals
+    # A reserve card going home refills from the stock: forced only once the stock is empty.
+    reserve_only = {**piles, "waste": "", "r1": "9C"}
+    with_stock = position("corners", redeals=2, stock="AH", **reserve_only)
+    assert len(model.children(with_stock.piles, 2)) > 1
+    empty = position("corners", redeals=2, **{**reserve_only, "waste": "5H"})
+    assert [k[0] for k in model.children(empty.piles, 2)] == [
+        (rules.reserves[0], rules.foundations[0], 1)
+    ]
+
+
+def test_moves_come_home_first_then_dealing_and_each_is_the_engines() -> None:
+    rules = get_ruleset("corners")
+    m = model()
+    state = position("corners", CLUBS_BASES, r2="AH", r4="TS", waste="2C", stock="4D")
+    kids = m.children(state.piles, 0)
+    assert [str(mv) for mv in to_moves(m, [k[0] for k in kids])] == [
+        "waste-f1",
+        "r2-f3",
+        "stock-waste",
+    ]
+    for mv, child, redeals in kids:
+        after = rules.replay(state, to_moves(m, [mv]))
+        assert child == after.piles and redeals == after.redeals
+
+
+def test_a_redeal_fills_the_vacant_reserves_in_order_as_the_engine_does() -> None:
+    rules = get_ruleset("corners")
+    m = model()
+    state = position("corners", CLUBS_BASES, r2="9H", r4="TS", waste="2D 5H 6S 7C")
+    (kid,) = [k for k in m.children(state.piles, 0) if k[0][0] == rules.waste]
+    mv, child, redeals = kid
+    assert mv == (rules.waste, rules.stock, 4) and redeals == 1
+    after = rules.replay(state, to_moves(m, [mv]))
+    assert child == after.piles
+    assert [show(after, r) for r in ("r1", "r3", "r5", "stock")] == ["2D", "5H", "6S", "7C"]
+    assert m.children(state.piles, 2) == []  # no redeal left, no move
+
+
+def test_the_key_does_not_tell_which_reserve_holds_which_card() -> None:
+    m = model()
+    one = position("corners", CLUBS_BASES, r1="9H", r4="TS", waste="2D", stock="7C")
+    other = position("corners", CLUBS_BASES, r5="9H", r2="TS", waste="2D", stock="7C")
+    assert m.key(one.piles, 1) == m.key(other.piles, 1)
+    assert m.key(one.piles, 1) != m.key(one.piles, 2)
+    swapped = position("corners", CLUBS_BASES, r1="9H", r4="TS", waste="7C", stock="2D")
+    assert m.key(swapped.piles, 1) != m.key(one.piles, 1)
