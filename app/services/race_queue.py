@@ -22,7 +22,7 @@ workers or instances cannot put one player into two races. The race is a room of
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
@@ -145,13 +145,8 @@ class RaceQueue:
             if len(waiting) < MAX_RACERS and stamp - oldest < timedelta(seconds=self.wait_s):
                 return None
             apart = self.kept_apart(db, [q.player_id for q in waiting], stamp)
-            group: list[QueuedRacer] = []
-            for q in waiting:
-                if all(compatible(q, g, apart) for g in group):
-                    group.append(q)
-                if len(group) == MAX_RACERS:
-                    break
-            if len(group) < MIN_RACERS:
+            group = first_group(waiting, apart)
+            if group is None:
                 return None
             ids = [q.player_id for q in group]
             code, events = self.rooms.form_rated(db, slug, ids, stamp)
@@ -202,3 +197,22 @@ def compatible(a: QueuedRacer, b: QueuedRacer, apart: set[frozenset[str]]) -> bo
         and a.session_key != b.session_key
         and frozenset((a.player_id, b.player_id)) not in apart
     )
+
+
+def first_group(
+    waiting: Sequence[QueuedRacer], apart: set[frozenset[str]]
+) -> list[QueuedRacer] | None:
+    """The race to form: led by the longest-waiting player who may race anyone waiting, then
+    everyone in queue order who may race all those already in it, up to MAX_RACERS. A player
+    who may race nobody here (one's address and another's browser) does not hold the others
+    up: they race, and that player stays queued for the next strangers."""
+    for at, head in enumerate(waiting):
+        group = [head]
+        for q in waiting[at + 1 :]:
+            if all(compatible(q, g, apart) for g in group):
+                group.append(q)
+                if len(group) == MAX_RACERS:
+                    break
+        if len(group) >= MIN_RACERS:
+            return group
+    return None

@@ -113,6 +113,24 @@ def test_one_address_or_one_session_never_races_itself(
     assert room is not None and {p["id"] for p in room.players} == {ann, bob}
 
 
+def test_one_who_may_race_nobody_waiting_does_not_hold_the_others_up(
+    queue: RaceQueue, sessions: sessionmaker[Session], clock: Clock
+) -> None:
+    # ann shares an address with bob and a browser with cyd; bob and cyd may race each other.
+    ann, bob, cyd = players(sessions, 3)
+    join(queue, ann, address="10.0.0.1", session="browser-a")
+    join(queue, bob, address="10.0.0.1", session="browser-b")
+    join(queue, cyd, address="10.0.0.3", session="browser-a")
+    clock.advance(WAIT_S)
+    code = queue.form("corners")
+    assert code is not None
+    room = queue.state(bob, form=False).room
+    assert room is not None and room.code == code
+    assert {p["id"] for p in room.players} == {bob, cyd}
+    alone = queue.state(ann, form=False)
+    assert alone.queued and alone.room is None  # waits for the next stranger
+
+
 def test_one_private_rooms_players_are_kept_apart_for_a_day(
     queue: RaceQueue, sessions: sessionmaker[Session], clock: Clock
 ) -> None:
