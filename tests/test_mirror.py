@@ -1,10 +1,13 @@
 """The tests follow the source tree: each module ``app/<path>/<m>.py`` has its own tests in
 ``tests/<path>/test_<m>.py`` (or ``test_<m>_<topic>.py`` when it has several), so that whoever
-changes a module knows where its tests are. The few modules with nothing to test on their own
-are listed below with where they are exercised instead."""
+changes a module knows where its tests are. A package whose ``__init__.py`` defines functions or
+classes (not only re-exports) is a module too: ``app/jobs/__init__.py`` has
+``tests/jobs/test_jobs.py``. The few modules with nothing to test on their own are listed below
+with where they are exercised instead."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -18,11 +21,20 @@ ELSEWHERE: dict[str, str] = {
     "app/engine/rules_view.py": "a Protocol only: mypy checks it wherever assist and words use it",
     "app/solver/result.py": "plain dataclasses and an enum that every search test asserts on "
     "(tests/solver/test_searches.py, test_search.py)",
+    "app/solver/__init__.py": "solve(), one line over search.solve_state "
+    "(tests/solver/test_search.py)",
+    "app/engine/games/__init__.py": "the registry of the five rulesets, which every engine test "
+    "goes through; an unknown slug in tests/engine/test_errors.py",
 }
+DEFINES = re.compile(r"^(?:async def|def|class) ", re.MULTILINE)
 
 
 def modules(root: Path) -> list[Path]:
-    return sorted(p for p in root.rglob("*.py") if p.name != "__init__.py")
+    return sorted(
+        p
+        for p in root.rglob("*.py")
+        if p.name != "__init__.py" or (p.parent != root and DEFINES.search(p.read_text()))
+    )
 
 
 def mirrored(module: Path, app: Path = APP, tests: Path = TESTS) -> list[Path]:
@@ -30,16 +42,17 @@ def mirrored(module: Path, app: Path = APP, tests: Path = TESTS) -> list[Path]:
     folder, but not a topic file that is itself the mirror of a sibling module
     (``test_solver_pool.py`` belongs to ``solver_pool.py``, not to ``solver.py``)."""
     folder = tests / module.parent.relative_to(app)
-    longer = {p.stem for p in module.parent.glob("*.py") if len(p.stem) > len(module.stem)}
+    stem = module.parent.name if module.name == "__init__.py" else module.stem
+    longer = {p.stem for p in module.parent.glob("*.py") if len(p.stem) > len(stem)}
 
     def others_own(name: str) -> bool:
         return any(name.startswith(s) for s in longer)
 
     return [
         candidate
-        for candidate in sorted(folder.glob(f"test_{module.stem}*.py"))
-        if (name := candidate.stem.removeprefix("test_")) == module.stem
-        or (name.startswith(module.stem + "_") and not others_own(name))
+        for candidate in sorted(folder.glob(f"test_{stem}*.py"))
+        if (name := candidate.stem.removeprefix("test_")) == stem
+        or (name.startswith(stem + "_") and not others_own(name))
     ]
 
 
@@ -51,6 +64,9 @@ def test_the_mirror_pairs_modules_with_their_files(tmp_path: Path) -> None:
     for path in ("svc/test_solver_pool.py", "svc/test_games.py", "svc/test_games_bounded.py"):
         (tests / path).parent.mkdir(parents=True, exist_ok=True)
         (tests / path).write_text("")
+    (app / "svc/__init__.py").write_text("def run() -> None: ...\n")
+    (tests / "svc/test_svc.py").write_text("")
+    assert [p.name for p in mirrored(app / "svc/__init__.py", app, tests)] == ["test_svc.py"]
     assert mirrored(app / "svc/solver.py", app, tests) == []
     assert [p.name for p in mirrored(app / "svc/solver_pool.py", app, tests)] == [
         "test_solver_pool.py"
