@@ -265,7 +265,13 @@ def certify_command(
     max_deals: int | None = None,
     max_minutes: float = 60.0,
 ) -> int:
-    if count < 1 or nodes < 1 or seconds <= 0 or max_minutes <= 0 or (max_deals or 1) < 1:
+    if (
+        count < 1
+        or nodes < 1
+        or seconds <= 0
+        or max_minutes <= 0
+        or (max_deals is not None and max_deals < 1)
+    ):
         print(
             "--count, --nodes, --seconds, --max-deals and --max-minutes must be positive.",
             file=sys.stderr,

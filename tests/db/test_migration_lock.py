@@ -51,6 +51,7 @@ def test_four_migrations_at_once_on_an_empty_database_all_succeed_and_build_it_o
 
 
 @pytest.mark.slow
+@pytest.mark.postgres
 def test_four_migrate_services_at_once_build_the_schema_queue_and_key_once() -> None:
     # What compose's "migrate" and instances started with MIGRATE=1 run, all at once: the
     # schema, the job queue's tables, the DEAL_KEY's fingerprint and the pools' fill jobs.

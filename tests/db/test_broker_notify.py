@@ -1,4 +1,5 @@
-"""Events at scale: a process batches its NOTIFYs (one per few milliseconds, not one per move).
+"""Events at scale (app/db/broker.py, ``PostgresBroker``): a process batches its NOTIFYs (one
+per few milliseconds, not one per move).
 
 A burst of commits in one moment (here 100 ``publish`` calls in a row, as 100 moves committed
 by one process's threads at once) reaches every listening process in a few NOTIFYs that carry
@@ -11,6 +12,7 @@ import os
 import time
 
 import psycopg
+import pytest
 from sqlalchemy import create_engine
 
 from app.db.broker import CHANNEL, PostgresBroker
@@ -18,6 +20,8 @@ from tests.aio import run
 from tests.databases import fresh_postgres_database, migrate
 
 BURST = 100
+
+pytestmark = pytest.mark.postgres  # a database of its own on the test server
 
 
 def _received(listener: psycopg.Connection[tuple[object, ...]], want: int) -> list[list[int]]:
