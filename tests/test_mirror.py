@@ -16,8 +16,6 @@ TESTS = ROOT / "tests"
 
 # A module listed here has no file of its own, and the reason says why and where it is tested.
 ELSEWHERE: dict[str, str] = {
-    "app/jobs/__main__.py": "two lines that start app.jobs.main: `python -m app.jobs` is run "
-    "as the worker by tests/deploy/test_compose.py",
     "app/engine/rules_view.py": "a Protocol only: mypy checks it wherever assist and words use it",
     "app/solver/result.py": "plain dataclasses and an enum that every search test asserts on "
     "(tests/solver/test_searches.py, test_search.py)",
