@@ -13,9 +13,11 @@ import pytest
 from sqlalchemy import Engine, insert
 
 from app.db.broker import (
+    Dropped,
     EventRow,
     InProcessBroker,
     PostgresBroker,
+    Subscription,
     last_event_id,
     make_broker,
     read_events,
@@ -224,3 +226,41 @@ def test_a_notify_that_fails_is_logged_not_raised(caplog: pytest.LogCaptureFixtu
     finally:
         broker.close()
         postgres.dispose()
+
+
+def test_a_slow_subscriber_is_dropped_not_waited_for() -> None:
+    async def scenario() -> None:
+        broker = InProcessBroker(engine=None)  # type: ignore[arg-type]  # no reads here
+        slow = broker.subscribe("ROOMAA")
+        fine = broker.subscribe("ROOMAA")
+        other = broker.subscribe("ROOMBB")
+        rows = [EventRow(i, "ROOMAA", "progress", "{}") for i in range(1, 400)]
+        broker.deliver(rows[:256])
+        assert [(await fine.get()).id for _ in range(256)] == list(range(1, 257))
+        broker.deliver(rows[256:])  # the slow one has read nothing: its queue overflows
+        assert slow.dropped and not fine.dropped and other.queue.empty()
+        with pytest.raises(Dropped):
+            await slow.get()
+        assert (await fine.get()).id == 257
+        broker.unsubscribe(slow)
+        assert broker.subscribers == 2
+
+    run(scenario())
+
+
+def test_a_waiting_subscriber_wakes_when_dropped() -> None:
+    async def scenario() -> None:
+        sub = Subscription("ROOMAA")
+        waiting = asyncio.ensure_future(sub.get())
+        await asyncio.sleep(0)
+        sub.offer(EventRow(1, "ROOMAA", "room", "{}"))
+        assert (await waiting).id == 1  # the first event reached the waiting reader
+        waiting = asyncio.ensure_future(sub.get())
+        for i in range(2, 300):  # faster than the reader runs: it overflows
+            sub.offer(EventRow(i, "ROOMAA", "room", "{}"))
+        assert sub.dropped
+        with pytest.raises(Dropped):
+            await waiting  # the waiting reader wakes to learn it was dropped
+        assert sub.queue.empty()  # what was queued is let go
+
+    run(scenario())
