@@ -7,7 +7,7 @@ puts it back in the queue), so none is lost.
 - ``fill_pool`` — certify deals until the game's certified-winnable pool holds
   ``CERTIFIED_POOL_TARGET``, a few at a time (each verdict stored at once), deferring itself
   again until it does. ``python -m app.cli migrate`` defers one per game, so a new install fills
-  its pools in the background on first start, and ``ensure_pools`` looks again every 10 minutes.
+  its pools in the background on first start, and ``ensure_pools`` looks again every hour.
 - ``analyse`` — a finished game's analysis (where it slipped, contract v3), asked for by a
   player: the app defers it (after the viewer passed the solution's gate) and waits for the
   stored answer a while (``Solver.analyse_later``); stored with the game when decided.
