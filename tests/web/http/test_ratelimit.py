@@ -53,15 +53,21 @@ def test_every_window_of_a_rule_counts() -> None:
 def test_clear_forgets_every_count() -> None:
     limits = _limits(rate_limit_moves="1/minute")
     limits.hit(limits.moves, "p")
+    with pytest.raises(RateLimited):
+        limits.hit(limits.moves, "p")
     limits.clear()
-    limits.hit(limits.moves, "p")
+    limits.hit(limits.moves, "p")  # counted from nothing again: no RateLimited
 
 
 def test_nothing_is_counted_when_limits_are_off() -> None:
-    limits = _limits(rate_limit_moves="1/minute", rate_limits_enabled=False)
-    for _ in range(3):
-        limits.hit(limits.moves, "p")
-        run(limits.hit_async(limits.moves, "p"))
+    on = _limits(rate_limit_moves="1/minute")
+    on.hit(on.moves, "p")
+    with pytest.raises(RateLimited):  # the same two hits, with limits on, are refused
+        on.hit(on.moves, "p")
+    off = _limits(rate_limit_moves="1/minute", rate_limits_enabled=False)
+    for _ in range(3):  # none refused
+        off.hit(off.moves, "p")
+        run(off.hit_async(off.moves, "p"))
 
 
 def test_the_async_hit_counts_with_the_same_counts_without_redis() -> None:
