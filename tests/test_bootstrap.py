@@ -28,7 +28,7 @@ from app.config import Settings
 from app.db.broker import InProcessBroker
 from app.db.deployment import KeyCheck, check_deal_key
 from app.db.session import make_engine
-from tests.db.migrated import migrated_sqlite
+from tests.migrated import migrated_sqlite
 from tests.settings import suite_settings
 
 KEY_A, KEY_B = secrets.token_urlsafe(48), secrets.token_urlsafe(48)

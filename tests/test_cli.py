@@ -20,7 +20,7 @@ from app.cli import EX_CONFIG, main, say
 from app.config import Settings
 from app.db.models import Arena, Player
 from app.db.session import make_engine
-from tests.db.migrated import migrated_sqlite
+from tests.migrated import migrated_sqlite
 from tests.settings import suite_settings
 
 

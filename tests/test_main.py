@@ -19,7 +19,7 @@ import app.main as main_module
 from app.main import BrowserOnly, create_app, every
 from app.web.http.csrf import CSRFMiddleware
 from tests.aio import run
-from tests.db.migrated import migrated_sqlite
+from tests.migrated import migrated_sqlite
 from tests.settings import suite_settings
 
 

@@ -26,7 +26,7 @@ from app.db.broker import (
 from app.db.models import Event
 from app.db.session import make_engine
 from tests.aio import run
-from tests.db.migrated import migrated_sqlite
+from tests.migrated import migrated_sqlite
 
 
 async def _until(condition: Callable[[], bool]) -> None:

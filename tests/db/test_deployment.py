@@ -25,7 +25,7 @@ from app.db.deployment import (
 from app.db.models import AppMeta
 from app.db.session import make_engine
 from tests.databases import fresh_postgres_database
-from tests.db.migrated import migrated_sqlite
+from tests.migrated import migrated_sqlite
 
 KEY_A, KEY_B = b"the first deal key, long enough", b"another deal key, long enough too"
 

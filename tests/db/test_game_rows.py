@@ -34,7 +34,7 @@ from app.db.game_rows import (
 )
 from app.db.models import Player
 from app.db.session import make_engine
-from tests.db.migrated import migrated_sqlite
+from tests.migrated import migrated_sqlite
 
 DEALT = datetime(2026, 11, 1, 12, 0, tzinfo=UTC)
 

@@ -5,7 +5,6 @@ players."""
 
 from __future__ import annotations
 
-import shutil
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, timedelta
@@ -13,33 +12,8 @@ from itertools import count
 from typing import Any
 
 import pytest
-from sqlalchemy import delete
 from sqlalchemy.orm import Session, sessionmaker
 
-from app.db.models import (
-    Arena,
-    ArenaGame,
-    ArenaPlayer,
-    Challenge,
-    CompetitionDeal,
-    DailyStats,
-    DealStats,
-    DealVerdict,
-    Event,
-    Game,
-    GameCoach,
-    GameDailyStats,
-    GameHint,
-    MoveRecord,
-    Player,
-    PlayerStats,
-    QueuedRacer,
-    Race,
-    RaceRating,
-    RatingChange,
-    Room,
-    RoomMember,
-)
 from app.db.move_store import MoveStore
 from app.db.session import make_engine, make_sessionmaker
 from app.engine import DEVELOPMENT_KEY
@@ -47,29 +21,10 @@ from app.services.game_views import GameView
 from app.services.games import Games
 from app.services.players import create_player
 from app.services.seal import Sealer
-from tests.databases import migrate, sqlite_url
+from tests.migrated import empty_tables, migrated_sqlite
 
 KEY = DEVELOPMENT_KEY
 START = datetime(2026, 11, 21, 12, 0, tzinfo=UTC)
-# Children before parents: emptied in this order between tests.
-TABLES = (
-    RatingChange, RaceRating, ArenaGame, ArenaPlayer, Arena, Challenge, CompetitionDeal,
-    QueuedRacer, Event, GameCoach, GameHint, MoveRecord, DealStats, GameDailyStats, DailyStats,
-    PlayerStats, DealVerdict, Game, Race, RoomMember, Room, Player,
-)  # fmt: skip
-
-
-def migrated_sqlite(factory: pytest.TempPathFactory, name: str) -> str:
-    """The URL of a fresh SQLite file at the head migration, copied from the session's one."""
-    base = factory.getbasetemp()
-    template = base / "svc1_template.db"
-    if not template.exists():
-        building = base / "svc1_template_building"
-        migrate(sqlite_url(base, building.name))
-        (base / f"{building.name}.db").rename(template)
-    directory = factory.mktemp(name)
-    shutil.copy(template, directory / f"{name}.db")
-    return sqlite_url(directory, name)
 
 
 @dataclass
@@ -130,9 +85,7 @@ class Db:
             return player.id
 
     def empty(self) -> None:
-        with self.sessions.begin() as db:
-            for table in TABLES:
-                db.execute(delete(table))
+        empty_tables(self.sessions)
         self.clock.at = START
 
 

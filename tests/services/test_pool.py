@@ -12,12 +12,11 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from app.db.game_rows import GAME, GameRow
 from app.db.models import CompetitionDeal, DealVerdict, Game
-from app.db.session import make_engine, make_sessionmaker
 from app.engine import DEVELOPMENT_KEY, RULES_VERSION
 from app.services.errors import NoCertifiedDeals
 from app.services.players import create_player
 from app.services.pool import CHALLENGE, claim, fresh_deals, pick
-from tests.databases import migrate, sqlite_url
+from tests.migrated import sqlite_sessions
 
 NOW = datetime(2026, 11, 23, 20, 0, tzinfo=UTC)
 UNTIL = NOW + timedelta(hours=4)
@@ -36,11 +35,8 @@ def test_pick_is_a_keyed_index_within_the_count() -> None:
 
 @pytest.fixture(scope="module")
 def database(tmp_path_factory: pytest.TempPathFactory) -> Iterator[sessionmaker[Session]]:
-    url = sqlite_url(tmp_path_factory.mktemp("pool"), "pool")
-    migrate(url)
-    engine = make_engine(url)
-    yield make_sessionmaker(engine)
-    engine.dispose()
+    with sqlite_sessions(tmp_path_factory, "pool") as sessions:
+        yield sessions
 
 
 @pytest.fixture()

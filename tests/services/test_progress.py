@@ -15,7 +15,7 @@ from app.engine import RULES_VERSION
 from app.services import progress as progress_module
 from app.services.players import create_player
 from app.services.progress import GameHistory, OwnAverage, Progress
-from tests.databases import migrate, sqlite_url
+from tests.migrated import migrated_sqlite
 
 START = datetime(2026, 11, 1, tzinfo=UTC)
 
@@ -39,8 +39,7 @@ def test_streaks_are_the_runs_of_wins_in_order(
 def progress(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Progress, str, str]]:
     """Ann's games, oldest first: corners won (30 moves), lost, won (50), one in play and a
     casual win; quadrangle lost. Bob won a corners game too."""
-    url = sqlite_url(tmp_path_factory.mktemp("progress"), "progress")
-    migrate(url)
+    url = migrated_sqlite(tmp_path_factory, "progress")
     engine = make_engine(url)
     sessions = make_sessionmaker(engine)
     with sessions.begin() as db:

@@ -8,12 +8,11 @@ from collections.abc import Iterator
 from datetime import timedelta
 
 import pytest
-from sqlalchemy import delete, select
+from sqlalchemy import select
 from sqlalchemy.orm import Session, sessionmaker
 
-from app.db.models import Base, Race, RoomMember
+from app.db.models import Race, RoomMember
 from app.db.move_store import MoveStore
-from app.db.session import make_engine, make_sessionmaker
 from app.engine import DEVELOPMENT_KEY
 from app.services.errors import InvalidRequest
 from app.services.games import Games
@@ -22,7 +21,7 @@ from app.services.race_queue import MAX_RACERS, RaceQueue
 from app.services.rooms import events as race_events
 from app.services.rooms.rooms import Rooms
 from app.services.seal import Sealer
-from tests.databases import migrate, sqlite_url
+from tests.migrated import empty_tables, sqlite_sessions
 from tests.services.rooms.conftest import Clock, Published
 
 WAIT_S = 10.0
@@ -30,18 +29,13 @@ WAIT_S = 10.0
 
 @pytest.fixture(scope="module")
 def sessions(tmp_path_factory: pytest.TempPathFactory) -> Iterator[sessionmaker[Session]]:
-    url = sqlite_url(tmp_path_factory.mktemp("race_queue"), "race_queue")
-    migrate(url)
-    engine = make_engine(url)
-    yield make_sessionmaker(engine)
-    engine.dispose()
+    with sqlite_sessions(tmp_path_factory, "race_queue") as sessions:
+        yield sessions
 
 
 @pytest.fixture()
 def clock(sessions: sessionmaker[Session]) -> Clock:
-    with sessions.begin() as db:
-        for table in reversed(Base.metadata.sorted_tables):
-            db.execute(delete(table))
+    empty_tables(sessions)
     race_events._ROOMS.clear()  # race ids come again in an emptied SQLite database
     return Clock()
 

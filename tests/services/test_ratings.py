@@ -12,7 +12,6 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from app.db.game_rows import GAME, GameRow
 from app.db.models import Player, Race, RaceRating, RatingChange, Room
-from app.db.session import make_engine, make_sessionmaker
 from app.engine import DEVELOPMENT_KEY, RULES_VERSION, dumps, get_ruleset
 from app.services.players import create_player
 from app.services.ratings import (
@@ -28,7 +27,7 @@ from app.services.ratings import (
     ratings_of,
     shown,
 )
-from tests.databases import migrate, sqlite_url
+from tests.migrated import sqlite_sessions
 
 START = datetime(2026, 11, 23, 20, 0, tzinfo=UTC)
 
@@ -94,11 +93,8 @@ def test_forfeited_is_lost_with_legal_moves_left() -> None:
 
 @pytest.fixture(scope="module")
 def sessions(tmp_path_factory: pytest.TempPathFactory) -> Iterator[sessionmaker[Session]]:
-    url = sqlite_url(tmp_path_factory.mktemp("ratings"), "ratings")
-    migrate(url)
-    engine = make_engine(url)
-    yield make_sessionmaker(engine)
-    engine.dispose()
+    with sqlite_sessions(tmp_path_factory, "ratings") as sessions:
+        yield sessions
 
 
 def race_games(sessions: sessionmaker[Session], race_id: int,

@@ -16,7 +16,7 @@ from app.db.models import Game, RaceRating
 from app.engine import DEVELOPMENT_KEY, dumps, get_ruleset
 from app.services.players import create_player
 from app.services.recount import recount, recount_game
-from tests.databases import migrate, sqlite_url
+from tests.migrated import migrated_sqlite
 from tests.services.stats_env import WIN_DEAL, WIN_GAME, winning_line
 from tests.settings import suite_settings
 
@@ -100,8 +100,7 @@ def test_active_time_counts_each_pause_up_to_the_idle_cap() -> None:
 
 @pytest.fixture(scope="module")
 def services(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Services]:
-    url = sqlite_url(tmp_path_factory.mktemp("recount"), "recount")
-    migrate(url)
+    url = migrated_sqlite(tmp_path_factory, "recount")
     made = build(suite_settings(url), solver_workers=1)
     yield made
     made.close()

@@ -8,19 +8,17 @@ from collections.abc import Iterator
 from datetime import UTC, date, datetime
 
 import pytest
-from sqlalchemy import delete
 from sqlalchemy.orm import Session, sessionmaker
 
-from app.db.models import Base, DealVerdict
+from app.db.models import DealVerdict
 from app.db.move_store import MoveStore
-from app.db.session import make_engine, make_sessionmaker
 from app.engine import DEVELOPMENT_KEY, Move, get_ruleset
 from app.services.daily import daily_deal
 from app.services.errors import DealNotFinished, DealSealed, GameInPlay, NotFound, SameDealInPlay
 from app.services.games import Games
 from app.services.players import create_player
 from app.services.seal import Sealer
-from tests.databases import migrate, sqlite_url
+from tests.migrated import empty_tables, sqlite_sessions
 
 TODAY = date(2026, 11, 23)
 SLUG, DEAL = "corners", 5
@@ -28,18 +26,13 @@ SLUG, DEAL = "corners", 5
 
 @pytest.fixture(scope="module")
 def sessions(tmp_path_factory: pytest.TempPathFactory) -> Iterator[sessionmaker[Session]]:
-    url = sqlite_url(tmp_path_factory.mktemp("replays"), "replays")
-    migrate(url)
-    engine = make_engine(url)
-    yield make_sessionmaker(engine)
-    engine.dispose()
+    with sqlite_sessions(tmp_path_factory, "replays") as sessions:
+        yield sessions
 
 
 @pytest.fixture()
 def games(sessions: sessionmaker[Session]) -> Iterator[Games]:
-    with sessions.begin() as db:
-        for table in reversed(Base.metadata.sorted_tables):
-            db.execute(delete(table))
+    empty_tables(sessions)
     store = MoveStore.open(sessions.kw["bind"])
     sealer = Sealer(DEVELOPMENT_KEY, today=lambda: TODAY,
                     clock=lambda: datetime(2026, 11, 23, 12, tzinfo=UTC))  # fmt: skip

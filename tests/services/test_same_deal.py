@@ -23,7 +23,7 @@ from app.services.same_deal import (
     relations,
     sees_everything,
 )
-from tests.databases import migrate, sqlite_url
+from tests.migrated import migrated_sqlite
 
 NOW = datetime(2026, 11, 23, 20, 0, tzinfo=UTC)
 
@@ -63,8 +63,7 @@ def db_players(
 ) -> Iterator[tuple[sessionmaker[Session], str, str]]:
     """A database where the viewer has: corners 1 in play and finished, corners 2 finished,
     quadrangle 3 in play; someone else has corners 4 in play."""
-    url = sqlite_url(tmp_path_factory.mktemp("same_deal"), "same_deal")
-    migrate(url)
+    url = migrated_sqlite(tmp_path_factory, "same_deal")
     engine = make_engine(url)
     sessions = make_sessionmaker(engine)
     with sessions.begin() as db:

@@ -12,7 +12,6 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from app.db.game_rows import GAME, GameRow
 from app.db.models import CompetitionDeal, Game, Race, Room
-from app.db.session import make_engine, make_sessionmaker
 from app.engine import DEVELOPMENT_KEY, RULES_VERSION
 from app.services.daily import daily_deal
 from app.services.errors import DealSealed, RaceInPlay
@@ -31,7 +30,7 @@ from app.services.seal import (
     shown_number,
     shown_race_deal,
 )
-from tests.databases import migrate, sqlite_url
+from tests.migrated import sqlite_sessions
 
 NOW = datetime(2026, 11, 23, 20, 30, tzinfo=UTC)
 TODAY = NOW.date()
@@ -107,11 +106,8 @@ def test_only_a_deal_of_ones_own_opens_to_all() -> None:
 
 @pytest.fixture(scope="module")
 def sessions(tmp_path_factory: pytest.TempPathFactory) -> Iterator[sessionmaker[Session]]:
-    url = sqlite_url(tmp_path_factory.mktemp("seal"), "seal")
-    migrate(url)
-    engine = make_engine(url)
-    yield make_sessionmaker(engine)
-    engine.dispose()
+    with sqlite_sessions(tmp_path_factory, "seal") as sessions:
+        yield sessions
 
 
 @pytest.fixture(scope="module")

@@ -19,7 +19,6 @@ from sqlalchemy.orm import Session, sessionmaker
 from app.db.game_rows import GAME, GameRow
 from app.db.models import CompetitionDeal, DealVerdict, Game, Player
 from app.db.move_store import MoveStore
-from app.db.session import make_engine, make_sessionmaker
 from app.engine import DEVELOPMENT_KEY, RULES_VERSION, Move
 from app.services import solver as solver_module
 from app.services.errors import InvalidRequest, NoCertifiedDeals, NoCertifiedDealsLeft
@@ -30,7 +29,7 @@ from app.services.solver import Solver
 from app.services.solver_jobs import POOLS_SECONDS, Verdict, judge_deal
 from app.solver import Outcome
 from tests.aio import run
-from tests.databases import migrate, sqlite_url
+from tests.migrated import sqlite_sessions
 
 NOW = datetime(2026, 11, 23, 20, 0, tzinfo=UTC)
 SLUG = "castles-end"
@@ -52,11 +51,8 @@ class InlinePool:
 
 @pytest.fixture(scope="module")
 def database(tmp_path_factory: pytest.TempPathFactory) -> Iterator[sessionmaker[Session]]:
-    url = sqlite_url(tmp_path_factory.mktemp("solver"), "solver")
-    migrate(url)
-    engine = make_engine(url)
-    yield make_sessionmaker(engine)
-    engine.dispose()
+    with sqlite_sessions(tmp_path_factory, "solver") as sessions:
+        yield sessions
 
 
 @pytest.fixture()

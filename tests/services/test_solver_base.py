@@ -16,15 +16,14 @@ from app.engine import DEVELOPMENT_KEY
 from app.services.solver_base import SolverBase
 from app.services.solver_jobs import BUSY_SLACK_SECONDS
 from app.services.solver_pool import SolverPool
-from tests.databases import migrate, sqlite_url
+from tests.migrated import migrated_sqlite
 
 UNUSED: Any = None  # the game service: not used by what is tested here
 
 
 @pytest.fixture(scope="module")
 def sessions(tmp_path_factory: pytest.TempPathFactory) -> Iterator[sessionmaker[Session]]:
-    url = sqlite_url(tmp_path_factory.mktemp("solver_base"), "solver_base")
-    migrate(url)
+    url = migrated_sqlite(tmp_path_factory, "solver_base")
     engine = make_engine(url)
     made = make_sessionmaker(engine)
     with made.begin() as db:

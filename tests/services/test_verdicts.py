@@ -12,15 +12,14 @@ from sqlalchemy.orm import Session, sessionmaker
 from app.db.models import DealVerdict
 from app.db.session import make_engine, make_sessionmaker
 from app.services.verdicts import deal_solution, deal_winnable
-from tests.databases import migrate, sqlite_url
+from tests.migrated import migrated_sqlite
 
 STAMP = datetime(2026, 11, 1, tzinfo=UTC)
 
 
 @pytest.fixture(scope="module")
 def sessions(tmp_path_factory: pytest.TempPathFactory) -> Iterator[sessionmaker[Session]]:
-    url = sqlite_url(tmp_path_factory.mktemp("verdicts"), "verdicts")
-    migrate(url)
+    url = migrated_sqlite(tmp_path_factory, "verdicts")
     engine = make_engine(url)
     made = make_sessionmaker(engine)
     with made.begin() as db:

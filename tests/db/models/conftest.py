@@ -13,7 +13,7 @@ from sqlalchemy.orm import Session
 
 from app.db.models import Base, Game, Player
 from app.db.session import make_engine
-from tests.db.migrated import migrated_sqlite
+from tests.migrated import migrated_sqlite
 
 AT = datetime(2026, 11, 1, 12, 0, tzinfo=UTC)
 

@@ -9,12 +9,9 @@ from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, timedelta
 
 import pytest
-from sqlalchemy import delete
 from sqlalchemy.orm import Session, sessionmaker
 
-from app.db.models import Base
 from app.db.move_store import MoveStore
-from app.db.session import make_engine, make_sessionmaker
 from app.engine import DEVELOPMENT_KEY
 from app.services.games import Games
 from app.services.players import create_player
@@ -22,7 +19,7 @@ from app.services.rooms import events as race_events
 from app.services.rooms.rooms import Rooms
 from app.services.rooms.views import Limits
 from app.services.seal import Sealer
-from tests.databases import migrate, sqlite_url
+from tests.migrated import empty_tables, sqlite_sessions
 
 START = datetime(2026, 11, 23, 20, 0, tzinfo=UTC)
 COUNTDOWN_S = 3.0
@@ -61,18 +58,13 @@ class Published:
 
 @pytest.fixture(scope="module")
 def sessions(tmp_path_factory: pytest.TempPathFactory) -> Iterator[sessionmaker[Session]]:
-    url = sqlite_url(tmp_path_factory.mktemp("rooms"), "rooms")
-    migrate(url)
-    engine = make_engine(url)
-    yield make_sessionmaker(engine)
-    engine.dispose()
+    with sqlite_sessions(tmp_path_factory, "rooms") as sessions:
+        yield sessions
 
 
 @pytest.fixture()
 def clock(sessions: sessionmaker[Session]) -> Clock:
-    with sessions.begin() as db:  # every test starts from an empty database
-        for table in reversed(Base.metadata.sorted_tables):
-            db.execute(delete(table))
+    empty_tables(sessions)  # every test starts from an empty database
     # Emptied, SQLite hands out the same race ids again, which the app never sees (races are
     # never deleted): forget the rooms of the previous test's races.
     race_events._ROOMS.clear()
