@@ -22,6 +22,7 @@ from app.services.games import Games
 from app.services.players import create_player
 from app.services.seal import Sealer
 from tests.migrated import empty_tables, migrated_sqlite
+from tests.services.stats_env import Drawn
 
 KEY = DEVELOPMENT_KEY
 START = datetime(2026, 11, 21, 12, 0, tzinfo=UTC)
@@ -42,17 +43,6 @@ class Clock:
 
     def today(self) -> date:
         return self.at.date()
-
-
-@dataclass
-class Drawn:
-    """Stands in for the server's random draw of a deal number (a rated game of ``number``)."""
-
-    number: int
-
-    def randint(self, low: int, high: int) -> int:
-        assert low <= self.number <= high
-        return self.number
 
 
 def start_rated(games: Games, player_id: str, slug: str, deal: int) -> GameView:

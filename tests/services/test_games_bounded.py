@@ -5,7 +5,6 @@ budget is counted in engine moves replayed, not timed)."""
 from __future__ import annotations
 
 import random
-from collections.abc import Iterator, Sequence
 from typing import Any
 
 import pytest
@@ -24,20 +23,6 @@ from tests.web.support import error_code, move, new_game, post, start
 def owner(games: Games, game_id: str) -> str:
     """Who may replay a game without having finished its deal: its owner."""
     return games.get(game_id, None).record.player_id
-
-
-@pytest.fixture()
-def replayed(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[int]]:
-    """How many moves each call of the engine's replay applied."""
-    counts: list[int] = []
-    original = Ruleset.replay
-
-    def counting(self: Ruleset, start: State, moves: Sequence[Move]) -> State:
-        counts.append(len(moves))
-        return original(self, start, moves)
-
-    monkeypatch.setattr(Ruleset, "replay", counting)
-    yield counts
 
 
 def _play_long(games: Games, player: str, moves: int, seed: int) -> str:

@@ -5,14 +5,11 @@ states kept in memory. On a stand-in for the database that answers the module's 
 from __future__ import annotations
 
 import random
-from collections.abc import Sequence
 from datetime import UTC, datetime
 from typing import Any, NamedTuple, cast
 
-import pytest
-
 from app.db.game_rows import MOVE_LOG, SNAPSHOT, GameRow
-from app.engine import DEVELOPMENT_KEY, RULES_VERSION, Move, Ruleset, State, dumps, get_ruleset
+from app.engine import DEVELOPMENT_KEY, RULES_VERSION, State, dumps, get_ruleset
 from app.services.move_log import (
     CACHED_LOGS,
     SNAPSHOT_EVERY,
@@ -110,20 +107,6 @@ def play(moves_in_force: int, seed: int) -> Played:
         if (len(states) - 1) % SNAPSHOT_EVERY == 0:
             snapshots[seq] = dumps(step.after)
     return Played(records, states, snapshots)
-
-
-@pytest.fixture()
-def replayed(monkeypatch: pytest.MonkeyPatch) -> list[int]:
-    """How many moves each call of the engine's replay applied."""
-    counts: list[int] = []
-    original = Ruleset.replay
-
-    def counting(self: Ruleset, start: State, moves: Sequence[Move]) -> State:
-        counts.append(len(moves))
-        return original(self, start, moves)
-
-    monkeypatch.setattr(Ruleset, "replay", counting)
-    return counts
 
 
 # -- the moves in force --------------------------------------------------------------------------

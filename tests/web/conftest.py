@@ -88,3 +88,14 @@ def artifacts() -> Path:
 def _close_live_clients() -> Iterator[None]:
     yield
     close_opened()
+
+
+@pytest.fixture()
+def close_apps() -> Iterator[list[FastAPI]]:
+    """Apps a test builds itself (``create_app``), closed at its end: append each."""
+    apps: list[FastAPI] = []
+    yield apps
+    for app in apps:
+        app.state.limits.clear()
+        app.state.services.engine.dispose()
+        app.state.services.move_store.close()

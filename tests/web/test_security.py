@@ -670,16 +670,6 @@ def limited_app(db_url: str, **limits: Any) -> FastAPI:
     return create_app(suite_settings(db_url, **limits))
 
 
-@pytest.fixture()
-def close_apps() -> Iterator[list[FastAPI]]:
-    apps: list[FastAPI] = []
-    yield apps
-    for app in apps:
-        app.state.limits.clear()
-        app.state.services.engine.dispose()
-        app.state.services.move_store.close()
-
-
 def _retry_after(response: Any) -> int:
     assert response.status_code == 429, response.text
     seconds = int(response.headers["retry-after"])

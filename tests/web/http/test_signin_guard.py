@@ -12,7 +12,6 @@ from __future__ import annotations
 import logging
 import re
 import uuid
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -35,16 +34,6 @@ from tests.web.test_security import (
 )
 
 BITS = 8  # the tests solve proofs in Python: a few hundred hashes each
-
-
-@pytest.fixture()
-def close_apps() -> Iterator[list[FastAPI]]:
-    apps: list[FastAPI] = []
-    yield apps
-    for app in apps:
-        app.state.limits.clear()
-        app.state.services.engine.dispose()
-        app.state.services.move_store.close()
 
 
 @pytest.fixture(autouse=True)
