@@ -75,7 +75,7 @@ def search(args: argparse.Namespace, model: Watched, number: int) -> Result:
             end_factor=args.end_factor,
         )
     if args.search == "best-first":
-        return best_first(model, deal.piles, deal.redeals, budget)
+        return best_first(model, deal.piles, deal.redeals, budget, score=model.progress)
     return solve_piles(model, deal.piles, deal.redeals, budget)
 
 

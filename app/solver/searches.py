@@ -292,7 +292,7 @@ def layered(
     """A beam search layered by the stock, for games with one pass through it (Quadruple
     Interchange): the positions with the same number of cards in the stock form a layer, and
     every line passes through the layers in order. In each layer a best-first search on the
-    model's ``score`` (``score`` given here replaces it), started from the layer's first
+    model's ``progress`` (``score`` given here replaces it), started from the layer's first
     positions and never dealing, enters at most ``width × per_position`` positions
     (``end_factor`` times that in the last layer, the stock dealt out); the ``width`` positions
     of best score that the deals from those positions reach start the next layer. Rounds of
@@ -333,7 +333,7 @@ def _beam(
     """One round of ``layered``: (the winning line or None, whether nothing was cut, nodes,
     generated, out of time), the counts carried on from ``nodes`` and ``generated``."""
     key, children, won = model.key, model.children, model.won
-    rank: Callable[[Piles], int] = score or model.score  # type: ignore[attr-defined]
+    rank: Callable[[Piles], int] = score or model.progress  # type: ignore[attr-defined]
     stock: int = model.stock  # type: ignore[attr-defined]
     clock = budget.out_of_time
     every = max(1, budget.check_every)

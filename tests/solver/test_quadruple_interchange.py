@@ -82,14 +82,14 @@ def test_a_three_goes_home_alone_only_when_all_four_twos_of_its_suit_are_home() 
     assert "t1-f1" in moves_of(blocked) and len(moves_of(blocked)) > 1
 
 
-def test_the_score_counts_cards_home_face_down_cards_and_empty_piles() -> None:
+def test_progress_counts_cards_home_face_down_cards_and_empty_piles() -> None:
     m = model()
     base = position(QI, full("S", "Q"), t1="(KS) KS", t2="KS", t3="KS")
     home = position(QI, full("S", "Q"), f1="AS 2S 3S 4S 5S 6S 7S 8S 9S TS JS QS KS",
                     t1="(KS) KS", t3="KS")  # fmt: skip
     turned = position(QI, full("S", "Q"), t1="KS KS", t2="KS", t3="KS")
-    assert m.score(home.piles) > m.score(base.piles)
-    assert m.score(turned.piles) > m.score(base.piles)
+    assert m.progress(home.piles) > m.progress(base.piles)
+    assert m.progress(turned.piles) > m.progress(base.piles)
 
 
 def test_the_layered_search_digs_deals_and_wins_through_the_engine() -> None:
