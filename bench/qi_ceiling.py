@@ -83,6 +83,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
     parser.add_argument("--first", type=int, default=1)
     parser.add_argument("--deals", type=int, default=40)
+    parser.add_argument("--only", type=int, nargs="*", help="these deals instead")
     parser.add_argument("--nodes", type=int, default=300_000, help="positions per deal")
     parser.add_argument(
         "--search", choices=["layered", "portfolio", "best-first"], default="layered"
@@ -98,10 +99,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         w = [int(x) for x in args.weights.split(",")]
         (model.w_home, model.w_down, model.w_empty, model.w_break, model.w_buried,
          model.w_waste) = w  # fmt: skip
+    which = (
+        ", ".join(map(str, args.only))
+        if args.only
+        else f"{args.first}..{args.first + args.deals - 1}"
+    )
     print(
         f"nproc {os.cpu_count()}, CPU {cpu_model()}, Python {platform.python_version()}, "
-        f"{time.strftime('%Y-%m-%d %H:%M:%S UTC', time.gmtime())}; deals {args.first}.."
-        f"{args.first + args.deals - 1}, {args.search} search, {args.nodes:,} positions a deal"
+        f"{time.strftime('%Y-%m-%d %H:%M:%S UTC', time.gmtime())}; deals {which}"
+        f", {args.search} search, {args.nodes:,} positions a deal"
         + (
             f", width {args.width}, {args.per_position} per position, end x{args.end_factor}"
             if args.search == "layered"
@@ -115,7 +121,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     counts = dict.fromkeys(Outcome, 0)
     cpu_total = 0.0
     homes: list[int] = []
-    for number in range(args.first, args.first + args.deals):
+    numbers = args.only or list(range(args.first, args.first + args.deals))
+    for number in numbers:
         begun = time.process_time()
         model.reset()
         result = search(args, model, number)
@@ -136,14 +143,19 @@ def main(argv: Sequence[str] | None = None) -> int:
             won.append(number)
         print(
             f"deal {number}: {result.outcome.value}, {result.nodes:,} positions, "
-            f"{cpu:.1f} s CPU, most cards home {model.most_home}, stock out: fewest face down "
-            f"{model.fewest_down}, fewest in the waste {model.fewest_waste}"
+            f"{cpu:.1f} s CPU, most cards home {model.most_home}"
+            + (
+                f", stock out: fewest face down {model.fewest_down}, fewest in the waste "
+                f"{model.fewest_waste}"
+                if model.fewest_waste < 999
+                else ", the stock never dealt out"
+            )
             + (f", {moves} moves (replayed: won)" if moves else ""),
             flush=True,
         )
     print(
         f"won {counts[Outcome.WINNABLE]}, lost {counts[Outcome.LOST]}, undecided "
-        f"{counts[Outcome.UNKNOWN]} of {args.deals}; won deals {won}; most cards home: median "
+        f"{counts[Outcome.UNKNOWN]} of {len(numbers)}; won deals {won}; most cards home: median "
         f"{statistics.median(homes)}, max {max(homes)}; CPU {cpu_total:.0f} s",
         flush=True,
     )
