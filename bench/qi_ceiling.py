@@ -2,12 +2,16 @@
 
     nice -n 19 .venv/bin/python bench/qi_ceiling.py [--first 1] [--deals 40] [--nodes 300000]
         [--search layered|portfolio|best-first] [--width 16] [--per-position 24]
+        [--end-factor 8] [--only N ...] [--unforced] [--weights 10,10,10,1,1,2]
 
 Each deal is searched with every card known (face-down cards and the stock order), bounded by
 positions only (no clock: the answers are the same at any load). Every win is replayed move by
 move through the engine from the deal and must end won; the run fails if one does not. It
 prints one line per deal (outcome, positions entered, CPU seconds, moves of the line) and a
-summary. Research only: the service's searches are in app/solver.
+summary. ``--search portfolio`` is the service's search (search.solve_piles: a short
+depth-first search, then the limited-discrepancy search, then depth-first); with
+``--unforced`` on the service's model exactly. Research only: the service's searches are in
+app/solver.
 """
 
 from __future__ import annotations
@@ -40,8 +44,11 @@ def cpu_model() -> str:
 
 
 class Watched(QuadrupleInterchangeModel):
-    """The solver's model, noting how far the positions the search enters got: the most cards
-    home, and with the stock dealt out, the fewest face-down cards and waste cards."""
+    """The solver's model, safe moves forced (``--unforced``: not, as the service's), noting
+    how far the positions the search enters got: the most cards home, and with the stock
+    dealt out, the fewest face-down cards and waste cards."""
+
+    safe_moves = True
 
     def __init__(self, rules: Ruleset) -> None:
         super().__init__(rules)
@@ -91,10 +98,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--width", type=int, default=16)
     parser.add_argument("--per-position", type=int, default=24)
     parser.add_argument("--end-factor", type=int, default=8)
+    parser.add_argument("--unforced", action="store_true", help="no forced safe moves")
     parser.add_argument("--weights", help="home,down,empty,break,buried,waste")
     args = parser.parse_args(argv)
     rules = get_ruleset(QI)
     model = Watched(rules)
+    model.safe_moves = not args.unforced
     if args.weights:
         w = [int(x) for x in args.weights.split(",")]
         (model.w_home, model.w_down, model.w_empty, model.w_break, model.w_buried,
@@ -113,6 +122,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             if args.search == "layered"
             else ""
         )
+        + (", safe moves not forced" if args.unforced else ", safe moves forced")
         + f", weights {model.w_home},{model.w_down},{model.w_empty},{model.w_break},"
         f"{model.w_buried},{model.w_waste}",
         flush=True,

@@ -22,6 +22,12 @@ def run_length(pile: tuple[int, ...]) -> int:
 
 class QuadrupleInterchangeModel(Layout):
     lds = True  # a limited-discrepancy search first (see search.solve_piles)
+    # Whether ``children`` plays a safe foundation move alone (see ``_children``). Off for the
+    # service's model: its hints' visible search (hints._visible) walks these children, and
+    # with the safe moves on, hint-led deal 1 put 60 cards home instead of 67 (deals 2..10
+    # unchanged; bench/RESULTS.md, 2026-11-27, Quadruple Interchange's ceiling). On in
+    # ``ForcingModel``, for the layered search.
+    safe_moves = False
 
     # ``progress``'s weights (higher: nearer a win), for the layered search: per card home,
     # per face-down card, per empty tableau pile, per tableau card that does not lie in suit
@@ -84,7 +90,7 @@ class QuadrupleInterchangeModel(Layout):
         )
 
     def children(self, piles: Piles, redeals: int) -> list[Child]:
-        return self._children(piles, safe=True)
+        return self._children(piles, safe=self.safe_moves)
 
     def all_children(self, piles: Piles, redeals: int) -> list[Child]:
         return self._children(piles, safe=False)
@@ -191,3 +197,10 @@ class QuadrupleInterchangeModel(Layout):
             new[self.waste] = (*waste, stock[-1])
             out.append(((self.stock, self.waste, 1), tuple(new), 0))
         return out
+
+
+class ForcingModel(QuadrupleInterchangeModel):
+    """The model with its safe foundation moves forced: a proven safe move is a position's only
+    child. For the layered search (``searches.layered``; bench/qi_ceiling.py)."""
+
+    safe_moves = True

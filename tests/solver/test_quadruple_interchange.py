@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from app.engine import State, get_ruleset
 from app.solver import Budget, Outcome, model_for
 from app.solver.lines import to_moves
-from app.solver.quadruple_interchange import QuadrupleInterchangeModel
+from app.solver.quadruple_interchange import ForcingModel, QuadrupleInterchangeModel
 from app.solver.searches import dfs, layered
 from tests.engine.builders import position
 from tests.solver.positions import exhaustive, rest_empty
@@ -19,10 +19,19 @@ from tests.solver.positions import exhaustive, rest_empty
 QI = "quadruple-interchange"
 
 
-def model() -> QuadrupleInterchangeModel:
-    found = model_for(QI)
-    assert isinstance(found, QuadrupleInterchangeModel)
-    return found
+MODEL = ForcingModel(get_ruleset(QI))
+
+
+def model() -> ForcingModel:
+    return MODEL
+
+
+def test_the_services_model_forces_no_move() -> None:
+    service = model_for(QI)
+    assert isinstance(service, QuadrupleInterchangeModel) and not service.safe_moves
+    state = position(QI, t1="5C AH", t2="6C", waste="4C", stock="9D")
+    kids = service.children(state.piles, state.redeals)
+    assert len(kids) > 1 and len(kids) == len(MODEL.all_children(state.piles, state.redeals))
 
 
 def moves_of(state: State, *, every: bool = False) -> set[str]:
