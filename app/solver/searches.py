@@ -272,3 +272,130 @@ def _spent(
     if clock is not None and nodes % every == 0 and clock():
         return Result(Outcome.UNKNOWN, nodes=nodes, generated=generated, out_of_time=True)
     return None
+
+
+# A layered search's rounds: each round's beam is ``LAYER_GROWTH`` times the one before.
+LAYER_GROWTH = 2
+
+
+def layered(
+    model: Model,
+    piles: Piles,
+    redeals: int,
+    budget: Budget,
+    *,
+    width: int = 16,
+    per_position: int = 24,
+    end_factor: int = 8,
+    score: Callable[[Piles], int] | None = None,
+) -> Result:
+    """A beam search layered by the stock, for games with one pass through it (Quadruple
+    Interchange): the positions with the same number of cards in the stock form a layer, and
+    every line passes through the layers in order. In each layer a best-first search on the
+    model's ``progress`` (``score`` given here replaces it), started from the layer's first
+    positions and never dealing, enters at most ``width × per_position`` positions
+    (``end_factor`` times that in the last layer, the stock dealt out); the ``width`` positions
+    of best score that the deals from those positions reach start the next layer. Rounds of
+    this run with the beam ``LAYER_GROWTH`` times wider each time until a win or the budget
+    ends them. A round that cut nothing (every layer's search ran out of positions and no
+    deal was left out of the next layer) entered every reachable position: then no win means
+    a loss, as for the depth-first search; otherwise the answer is *unknown*."""
+    if model.won(piles):
+        return Result(Outcome.WINNABLE)
+    nodes = generated = 0
+    while True:
+        found, complete, nodes, generated, out_of_time = _beam(
+            model, piles, redeals, budget, width, per_position, end_factor, score, nodes, generated
+        )
+        if found is not None:
+            return Result(Outcome.WINNABLE, nodes=nodes, generated=generated, path=found)
+        if out_of_time or nodes >= budget.nodes:
+            return Result(
+                Outcome.UNKNOWN, nodes=nodes, generated=generated, out_of_time=out_of_time
+            )
+        if complete:
+            return Result(Outcome.LOST, nodes=nodes, generated=generated)
+        width *= LAYER_GROWTH
+
+
+def _beam(
+    model: Model,
+    piles: Piles,
+    redeals: int,
+    budget: Budget,
+    width: int,
+    per_position: int,
+    end_factor: int,
+    score: Callable[[Piles], int] | None,
+    nodes: int,
+    generated: int,
+) -> tuple[tuple[Mv, ...] | None, bool, int, int, bool]:
+    """One round of ``layered``: (the winning line or None, whether nothing was cut, nodes,
+    generated, out of time), the counts carried on from ``nodes`` and ``generated``."""
+    key, children, won = model.key, model.children, model.won
+    rank: Callable[[Piles], int] = score or model.progress  # type: ignore[attr-defined]
+    stock: int = model.stock  # type: ignore[attr-defined]
+    clock = budget.out_of_time
+    every = max(1, budget.check_every)
+    max_nodes = budget.nodes
+    root = key(piles, redeals)
+    parents: dict[Hashable, tuple[Hashable, Mv] | None] = {root: None}
+
+    def line_to(at_key: Hashable, last: Mv) -> tuple[Mv, ...]:
+        line = [last]
+        link = parents[at_key]
+        while link is not None:
+            at_key, step = link
+            line.append(step)
+            link = parents[at_key]
+        line.reverse()
+        return tuple(line)
+
+    complete = True
+    order = 0
+    layer: list[tuple[Piles, int, Hashable]] = [(piles, redeals, root)]
+    while layer:
+        heap: list[tuple[int, int, Piles, int, Hashable]] = []
+        for at, at_redeals, at_key in layer:
+            order += 1
+            heappush(heap, (-rank(at), order, at, at_redeals, at_key))
+        deals: list[tuple[int, int, Piles, int, Hashable, Mv]] = []
+        cap = width * per_position * (1 if layer[0][0][stock] else end_factor)
+        entered = 0
+        while heap and entered < cap:
+            _, _, at, at_redeals, at_key = heappop(heap)
+            entered += 1
+            nodes += 1
+            if nodes >= max_nodes:
+                return None, False, nodes, generated, False
+            if clock is not None and not nodes % every and clock():
+                return None, False, nodes, generated, True
+            kids = children(at, at_redeals)
+            generated += len(kids)
+            in_stock = len(at[stock])
+            for mv, child, child_redeals in kids:
+                if won(child):
+                    return line_to(at_key, mv), False, nodes, generated, False
+                order += 1
+                if len(child[stock]) < in_stock:
+                    deals.append((-rank(child), order, child, child_redeals, at_key, mv))
+                    continue
+                k = key(child, child_redeals)
+                if k in parents:
+                    continue
+                parents[k] = (at_key, mv)
+                heappush(heap, (-rank(child), order, child, child_redeals, k))
+        if heap:
+            complete = False
+        deals.sort()
+        layer = []
+        for _, _, child, child_redeals, at_key, mv in deals:
+            k = key(child, child_redeals)
+            if k in parents:
+                continue
+            if len(layer) == width:
+                complete = False
+                break
+            parents[k] = (at_key, mv)
+            layer.append((child, child_redeals, k))
+    return None, complete, nodes, generated, False
