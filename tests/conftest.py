@@ -12,6 +12,8 @@ or ``TEST_SKIP_POSTGRES=1`` (tests/databases.py).
 
 from __future__ import annotations
 
+from concurrent.futures import ThreadPoolExecutor
+
 import pytest
 
 from tests.skip_postgres import skip_postgres_reason
@@ -30,3 +32,18 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             item.add_marker(pytest.mark.postgres)
         if skipped and item.get_closest_marker("postgres") is not None:
             item.add_marker(pytest.mark.skip(reason=skipped))
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_pyfunc_call(pyfuncitem: pytest.Function) -> bool | None:
+    """A test marked ``own_thread`` runs on a thread of its own. Procrastinate's synchronous
+    API runs its coroutines through asgiref, which refuses a thread where an event loop is
+    running, and in a pytest worker that has run a browser test the main thread has one:
+    Playwright's synchronous API keeps its loop there (tests/aio.py does the same for
+    asyncio.run)."""
+    if pyfuncitem.get_closest_marker("own_thread") is None:
+        return None
+    arguments = {name: pyfuncitem.funcargs[name] for name in pyfuncitem._fixtureinfo.argnames}
+    with ThreadPoolExecutor(1) as pool:
+        pool.submit(pyfuncitem.obj, **arguments).result()
+    return True

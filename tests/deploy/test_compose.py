@@ -217,6 +217,7 @@ def test_the_migrate_service_builds_the_schema_and_queues_the_pools(tmp_path: Pa
 
 @pytest.mark.slow
 @pytest.mark.postgres
+@pytest.mark.own_thread  # procrastinate's synchronous API (tests/conftest.py)
 def test_the_worker_service_takes_a_job_and_a_killed_workers_job_is_taken_again() -> None:
     url = fresh_postgres_database("ph_worker_service")
     env = _env(url, CERTIFIED_POOL_TARGET="0", SOLVER_JUDGE_SECONDS="1")

@@ -52,6 +52,10 @@ from tests.aio import run
 from tests.databases import fresh_postgres_database
 from tests.waiting import wait_until
 
+# Procrastinate's synchronous API, off the main thread where a browser test may have left
+# Playwright's event loop (tests/conftest.py).
+pytestmark = pytest.mark.own_thread
+
 PG_URL = "postgresql+psycopg://hall:s%40cret@db.example:5433/hall?sslmode=require"
 
 
