@@ -60,14 +60,8 @@ def best_first(
                 continue
             parents[k] = (at_key, mv)
             if won(child):
-                line: list[Mv] = []
-                link = parents[k]
-                while link is not None:
-                    at_key, step = link
-                    line.append(step)
-                    link = parents[at_key]
-                line.reverse()
-                return Result(Outcome.WINNABLE, nodes=nodes, generated=generated, path=tuple(line))
+                path = _line(parents, parents[k])
+                return Result(Outcome.WINNABLE, nodes=nodes, generated=generated, path=path)
             order -= 1
             heappush(heap, (-rank(child), order, child, child_redeals, k))
     return Result(Outcome.LOST, nodes=nodes, generated=generated)
@@ -80,6 +74,20 @@ Note = Hashable | None
 # move from the parent, and the note it was given. Its own key is taken only when it is
 # entered: most positions waiting at the higher costs never are.
 _Entry = tuple[Piles, int, Hashable | None, Mv | None, Note]
+
+
+def _line(
+    parents: dict[Hashable, tuple[Hashable, Mv] | None], link: tuple[Hashable, Mv] | None
+) -> tuple[Mv, ...]:
+    """The moves from the root to the end of ``link`` (a position's parent and the move from
+    it), following the parent links back."""
+    line: list[Mv] = []
+    while link is not None:
+        at_key, step = link
+        line.append(step)
+        link = parents[at_key]
+    line.reverse()
+    return tuple(line)
 
 
 def _every_move(move: Mv) -> bool:
@@ -341,16 +349,6 @@ def _beam(
     root = key(piles, redeals)
     parents: dict[Hashable, tuple[Hashable, Mv] | None] = {root: None}
 
-    def line_to(at_key: Hashable, last: Mv) -> tuple[Mv, ...]:
-        line = [last]
-        link = parents[at_key]
-        while link is not None:
-            at_key, step = link
-            line.append(step)
-            link = parents[at_key]
-        line.reverse()
-        return tuple(line)
-
     complete = True
     order = 0
     layer: list[tuple[Piles, int, Hashable]] = [(piles, redeals, root)]
@@ -375,7 +373,7 @@ def _beam(
             in_stock = len(at[stock])
             for mv, child, child_redeals in kids:
                 if won(child):
-                    return line_to(at_key, mv), False, nodes, generated, False
+                    return _line(parents, (at_key, mv)), False, nodes, generated, False
                 order += 1
                 if len(child[stock]) < in_stock:
                     deals.append((-rank(child), order, child, child_redeals, at_key, mv))
