@@ -20,7 +20,11 @@ seconds:
   game with no move, over and over;
 - ``streams``: 1,000 ``view=html`` event streams of one room (each from an address of its own,
   opened before the measured window, retried after a refusal as a browser's EventSource
-  does), while players join and leave the room 10 times a second; deliveries are counted.
+  does), while players join and leave the room 10 times a second; deliveries are counted and
+  timed: an event's delivery time at a stream is from the moment its join or leave was sent
+  (so it includes that request's own handling) to the moment the stream read the event. The
+  joiner is the only source of room events in the window and acts one request at a time, so
+  the n-th new event id the streams see is the n-th join or leave that succeeded.
 
 Each flood client sends its next request as soon as its answer came (refusals included: a flood
 does not wait for Retry-After). Everything it starts is stopped at the end, whatever happens.
@@ -33,6 +37,7 @@ import asyncio
 import contextlib
 import json
 import random
+import re
 import sys
 import tempfile
 import time
@@ -176,10 +181,20 @@ async def game_of(port: int, token: str, resign: bool) -> str:
         await conn.close()
 
 
+_EVENT_ID = re.compile(rb"^id: ?([0-9]+)$", re.MULTILINE)
+
+
 async def stream_reader(
-    port: int, code: str, n: int, flood: Flood, opened: list[int], delivered: list[int]
+    port: int,
+    code: str,
+    n: int,
+    flood: Flood,
+    opened: list[int],
+    delivered: list[int],
+    arrivals: dict[int, list[float]],
 ) -> None:
-    """One browser's html event stream of the room; reconnects after a refusal."""
+    """One browser's html event stream of the room; reconnects after a refusal. ``arrivals``:
+    when this stream read each event, by the event's id."""
     headers = address(5, n)
     while not flood.stop.is_set():
         try:
@@ -207,12 +222,20 @@ async def stream_reader(
                 await asyncio.sleep(retry)
                 continue
             opened[0] += 1
+            pending = b""
             try:
                 while not flood.stop.is_set():
                     chunk = await reader.read(65536)
                     if not chunk:
                         break
+                    now = time.monotonic()
                     delivered[0] += chunk.count(b"event: room")
+                    # Whole SSE events only: an id line cut in two is read with the next chunk.
+                    # sse-starlette ends lines with CRLF; a CR and its LF may come apart.
+                    pending = (pending + chunk).replace(b"\r\n", b"\n")
+                    complete, _, pending = pending.rpartition(b"\n\n")
+                    for found in _EVENT_ID.finditer(complete):
+                        arrivals.setdefault(int(found.group(1)), []).append(now)
             finally:
                 opened[0] -= 1
         except (OSError, asyncio.IncompleteReadError, ValueError):
@@ -221,8 +244,17 @@ async def stream_reader(
             writer.close()
 
 
-async def joiner(port: int, code: str, tokens: list[str], flood: Flood, per_s: float) -> None:
-    """Players join and leave the room, ``per_s`` changes a second in all."""
+async def joiner(
+    port: int,
+    code: str,
+    tokens: list[str],
+    flood: Flood,
+    per_s: float,
+    sent: list[float],
+    answered: list[float],
+) -> None:
+    """Players join and leave the room, ``per_s`` changes a second in all; ``sent`` and
+    ``answered``: when each change that succeeded was sent and answered, in order."""
     conn = Connection(port)
     inside: set[int] = set()
     i = 0
@@ -239,11 +271,63 @@ async def joiner(port: int, code: str, tokens: list[str], flood: Flood, per_s: f
                 status = 0
             flood.answers[f"{verb} {status}"] += 1
             if status == 200:
+                sent.append(started)
+                answered.append(time.monotonic())
                 inside.symmetric_difference_update({who})
             i += 1
             await asyncio.sleep(max(0.0, 1 / per_s - (time.monotonic() - started)))
     finally:
         await conn.close()
+
+
+async def loop_lag(stop: asyncio.Event, lags: list[tuple[float, float]]) -> None:
+    """How late this process's own event loop wakes a 10 ms sleep: what its clients' timings
+    (moves, deliveries) carry of the load generator itself."""
+    while not stop.is_set():
+        asked = time.monotonic()
+        await asyncio.sleep(0.01)
+        woke = time.monotonic()
+        lags.append((woke, (woke - asked - 0.01) * 1000))
+
+
+def lag_window(lags: list[tuple[float, float]], t0: float, t1: float) -> dict[str, float]:
+    ms = [lag for at, lag in lags if t0 <= at < t1]
+    return {"p50": round(percentile(ms, 0.5), 1), "p99": round(percentile(ms, 0.99), 1)}
+
+
+def delivery(extra: dict[str, Any]) -> dict[str, Any]:
+    """The streams' delivery times (ms) of the joiner's events: the n-th event id above the
+    last one before the joiner started is the n-th change it sent (see the module doc). Also
+    from the change's answer (the event is published after its commit, before or while the
+    answer goes out), and the changes' own answer times."""
+    ids = sorted(i for i in extra["arrivals"] if i > extra["first_live"])
+    sent: list[float] = extra["sent"]
+    answered: list[float] = extra["answered"]
+    matched = min(len(ids), len(sent))
+
+    def times(since: list[float]) -> list[float]:
+        return [
+            (arrived - since[n]) * 1000
+            for n, event_id in enumerate(ids[:matched])
+            for arrived in extra["arrivals"][event_id]
+        ]
+
+    def summary(ms: list[float]) -> dict[str, float]:
+        return {
+            "p50": round(percentile(ms, 0.5), 1),
+            "p99": round(percentile(ms, 0.99), 1),
+            "max": round(max(ms, default=float("nan")), 1),
+        }
+
+    from_sent = times(sent)
+    return {
+        "events": len(ids),
+        "changes_sent": len(sent),
+        "deliveries": len(from_sent),
+        **summary(from_sent),
+        "from_answer": summary(times(answered)),
+        "change_answer_ms": summary([(a - s) * 1000 for s, a in zip(sent, answered, strict=True)]),
+    }
 
 
 async def start_flood(
@@ -270,9 +354,12 @@ async def start_flood(
         ]
     elif name == "streams":
         opened, delivered = [0], [0]
-        flood.extra = {"opened": opened, "delivered": delivered}
+        arrivals: dict[int, list[float]] = {}
+        flood.extra = {"opened": opened, "delivered": delivered, "arrivals": arrivals, "sent": []}
+        flood.extra["answered"] = []
         tasks = [
-            stream_reader(port, setup["room"], i, flood, opened, delivered) for i in range(1000)
+            stream_reader(port, setup["room"], i, flood, opened, delivered, arrivals)
+            for i in range(1000)
         ]
     return [asyncio.create_task(t) for t in tasks]
 
@@ -294,6 +381,8 @@ async def run(args: argparse.Namespace, port: int) -> dict[str, Any]:
     movers = [
         asyncio.create_task(mover(port, moves, t, i, interval)) for i, t in enumerate(movers_tokens)
     ]
+    lags: list[tuple[float, float]] = []
+    movers.append(asyncio.create_task(loop_lag(moves.stop, lags)))
     results: dict[str, Any] = {}
     try:
         await asyncio.sleep(args.warmup)
@@ -308,8 +397,17 @@ async def run(args: argparse.Namespace, port: int) -> dict[str, Any]:
                 deadline = time.monotonic() + args.open_within
                 while time.monotonic() < deadline and flood.extra["opened"][0] < 1000:
                     await asyncio.sleep(0.2)
+                flood.extra["first_live"] = max(flood.extra["arrivals"], default=0)
                 join_task = asyncio.create_task(
-                    joiner(port, setup["room"], extra[21:28], flood, args.joins_per_s)
+                    joiner(
+                        port,
+                        setup["room"],
+                        extra[21:28],
+                        flood,
+                        args.joins_per_s,
+                        flood.extra["sent"],
+                        flood.extra["answered"],
+                    )
                 )
             t1 = time.monotonic()
             await asyncio.sleep(args.during)
@@ -318,6 +416,7 @@ async def run(args: argparse.Namespace, port: int) -> dict[str, Any]:
             if name == "streams":
                 flood.extra["open_at_end"] = flood.extra["opened"][0]
                 flood.extra["events_delivered"] = flood.extra["delivered"][0]
+                flood.extra["delivery"] = delivery(flood.extra)
             if join_task is not None:
                 tasks.append(join_task)
             _, pending = await asyncio.wait(tasks, timeout=10)
@@ -331,9 +430,19 @@ async def run(args: argparse.Namespace, port: int) -> dict[str, Any]:
                 "before": moves.window(t0, t0 + args.before),
                 "during": moves.window(t1, t2),
                 "after": moves.window(t3, t4),
+                "client_lag_ms": {
+                    phase: lag_window(lags, a, b)
+                    for phase, (a, b) in (
+                        ("before", (t0, t0 + args.before)),
+                        ("during", (t1, t2)),
+                        ("after", (t3, t4)),
+                    )
+                },
                 "flood_answers": dict(flood.answers),
                 **{
-                    k: v for k, v in flood.extra.items() if k in ("open_at_end", "events_delivered")
+                    k: v
+                    for k, v in flood.extra.items()
+                    if k in ("open_at_end", "events_delivered", "delivery")
                 },
             }
             print(f"{name}: {json.dumps(results[name])}", flush=True)
