@@ -22,24 +22,24 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, Header, Query, Request
 from fastapi.exceptions import RequestValidationError
-from sse_starlette import EventSourceResponse, ServerSentEvent
+from sse_starlette import EventSourceResponse
 from starlette.concurrency import run_in_threadpool
 
 from app.services.rooms.feed import EventRow, RoomFeed
 from app.services.rooms.views import EVENT_ID_MAX
 from app.web.deps import RoomFeedDep, RoomsDep
-from app.web.pages.rooms import html_events
+from app.web.pages.rooms import html_events, sse_event
 
 router = APIRouter()
 
 PING_S = 15  # keeps idle streams open through proxies
 SEND_TIMEOUT_S = 10  # a client that takes longer to accept an event is dropped
 
-Render = Callable[[EventRow], Awaitable[str]]
+Render = Callable[[EventRow], Awaitable[bytes]]  # an event as its stream sends it
 
 
-async def json_data(row: EventRow) -> str:
-    return row.data
+async def json_data(row: EventRow) -> bytes:
+    return sse_event(row, row.data)
 
 
 _DIGITS = re.compile(r"[0-9]+")  # ASCII only: "²".isdigit() is true, and int("²") fails
@@ -68,10 +68,11 @@ def _cursor(last_event_id: str | None, after: int | None) -> int | None:
 
 async def stream(
     feed: RoomFeed, code: str, cursor: int, render: Render
-) -> AsyncGenerator[ServerSentEvent, None]:
-    """The room's events after ``cursor``, each once, then live ones, as Server-Sent Events."""
+) -> AsyncGenerator[bytes, None]:
+    """The room's events after ``cursor``, each once, then live ones, as Server-Sent Events
+    (encoded by ``render``: an html stream's are encoded once for every stream)."""
     async for row in feed.events(code, cursor):
-        yield ServerSentEvent(data=await render(row), event=row.kind, id=str(row.id))
+        yield await render(row)
 
 
 EVENTS_DOC: dict[int | str, dict[str, Any]] = {

@@ -10,7 +10,8 @@ part of the room (members, buttons, race, standings) from the database.
 An event costs one room read and one render per *variant* in a process, not one per stream
 (:class:`LiveFragments`): what differs between viewers is a handful of flags (member or not,
 their own race game, may they watch, may they join or start), which key the rendered fragment,
-and their session's CSRF token, put into the shared fragment in place of a marker.
+and their session's CSRF token, put into the shared fragment in place of a marker. The
+fragment is kept as the Server-Sent Event's bytes, encoded once too (:func:`sse_event`).
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from cachetools import LRUCache
 from fastapi import APIRouter, Form, Request
 from fastapi.responses import RedirectResponse, Response
 from markupsafe import Markup
+from sse_starlette import ServerSentEvent
 from starlette.concurrency import run_in_threadpool
 
 from app.engine import GAMES
@@ -51,7 +53,12 @@ from app.web.state import services_of
 
 router = APIRouter(tags=["rooms"], include_in_schema=False)  # pages: left out of the API schema
 
-HtmlRender = Callable[[EventRow], Awaitable[str]]
+HtmlRender = Callable[[EventRow], Awaitable[bytes]]
+
+
+def sse_event(row: EventRow, data: str) -> bytes:
+    """``row`` as its stream sends it: ``id:``, ``event:`` and ``data:`` lines."""
+    return ServerSentEvent(data=data, event=row.kind, id=str(row.id)).encode()
 
 
 def live_context(room: RoomView, viewer: str | None) -> dict[str, Any]:
@@ -105,12 +112,13 @@ def racer_row(rules_cards: int, data: dict[str, Any], may_watch: bool, code: str
 # Where a viewer's CSRF token goes in a shared fragment: every text in a fragment is escaped,
 # so no name or title can contain it.
 CSRF_SLOT = "<csrf-token>"
+_CSRF_SLOT_BYTES = CSRF_SLOT.encode()
 
 
 @dataclass
 class _LoopCache:
     rooms: LRUCache[tuple[str, int], asyncio.Future[RoomView]]
-    html: LRUCache[tuple[Any, ...], str]
+    html: LRUCache[tuple[Any, ...], bytes]
 
 
 class LiveFragments:
@@ -130,13 +138,20 @@ class LiveFragments:
         self._loops: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, _LoopCache] = (
             weakref.WeakKeyDictionary()
         )
+        # The last loop's cache: every stream of an event asks twice, nearly always the same
+        # loop (a worker has one). Weak, so that a closed loop is not kept alive by it.
+        self._last: tuple[weakref.ref[asyncio.AbstractEventLoop], _LoopCache] | None = None
 
     def _here(self) -> _LoopCache:
         loop = asyncio.get_running_loop()
+        last = self._last
+        if last is not None and last[0]() is loop:
+            return last[1]
         cache = self._loops.get(loop)
         if cache is None:
             cache = _LoopCache(LRUCache(self.EVENTS), LRUCache(self.EVENTS * 8))
             self._loops[loop] = cache
+        self._last = (weakref.ref(loop), cache)
         return cache
 
     async def room_at(self, code: str, event_id: int) -> RoomView:
@@ -173,7 +188,7 @@ class LiveFragments:
         future.set_result(room)
         return room
 
-    def fragment(self, key: tuple[Any, ...], make: Callable[[], str]) -> str:
+    def fragment(self, key: tuple[Any, ...], make: Callable[[], bytes]) -> bytes:
         cache = self._here()
         html = cache.html.get(key)
         if html is None:
@@ -196,15 +211,16 @@ def html_events(
     cards = GAMES[room.game].cards
     live = templates.env.get_template("components/room_live.html")
     fragments: LiveFragments = request.app.state.live_fragments
-    csrf = csrf_token(request)  # made now, while the session can still be saved
+    # Made now, while the session can still be saved; escaped once, as the fragments hold it.
+    csrf = str(Markup.escape(csrf_token(request))).encode()
     code = room.code
 
-    async def render_row(row: EventRow) -> str:
+    async def render_row(row: EventRow) -> bytes:
         if row.kind == "progress":
             may_watch = state["may_watch"]
             return fragments.fragment(
                 (code, row.id, "progress", may_watch),
-                lambda: racer_row(cards, json.loads(row.data), may_watch, code),
+                lambda: sse_event(row, racer_row(cards, json.loads(row.data), may_watch, code)),
             )
         now = await fragments.room_at(code, row.id)
         context = live_context(now, viewer)
@@ -223,9 +239,11 @@ def html_events(
         )
         shared = fragments.fragment(
             variant,
-            lambda: str(live.render({**context, "oob": True, "csrf": Markup(CSRF_SLOT)})),
+            lambda: sse_event(
+                row, live.render({**context, "oob": True, "csrf": Markup(CSRF_SLOT)})
+            ),
         )
-        return shared.replace(CSRF_SLOT, str(Markup.escape(csrf)))
+        return shared.replace(_CSRF_SLOT_BYTES, csrf)
 
     return render_row
 

@@ -33,6 +33,12 @@ def _player(c: TestClient) -> tuple[str, dict[str, str]]:
     return body["id"], {"Authorization": f"Bearer {body['token']}"}
 
 
+def data_of(event: bytes) -> str:
+    """The ``data`` of one encoded Server-Sent Event: its ``data:`` lines, joined."""
+    lines = event.decode().split("\r\n")
+    return "\n".join(line.removeprefix("data: ") for line in lines if line.startswith("data: "))
+
+
 def _request(app: FastAPI, player: str | None) -> Request:
     session: dict[str, Any] = {} if player is None else {SESSION_PLAYER: player}
     return Request({"type": "http", "app": app, "session": session, "headers": []})
@@ -79,10 +85,12 @@ def test_many_html_streams_of_a_room_cost_one_read_and_one_render_per_variant(
     event = rooms.events_after(code, 0)[-1]  # the guest's joining
     assert event.kind == "room"
 
-    async def everyone(row: EventRow) -> list[str]:
+    async def everyone(row: EventRow) -> list[bytes]:
         return await asyncio.gather(*(render(row) for render in renderers))
 
-    htmls = run(everyone(event))
+    events = run(everyone(event))
+    assert all(e.startswith(f"id: {event.id}\r\nevent: room\r\n".encode()) for e in events)
+    htmls = [data_of(e) for e in events]
     assert reads == [code]  # one room read for all the streams
     assert fragments.renders - renders_before == 2  # members and spectators: two variants
 
@@ -122,10 +130,10 @@ def test_a_progress_event_is_rendered_once_for_every_stream(
         data=json.dumps({**progress, "status": "playing"}),
     )
 
-    async def everyone() -> list[str]:
+    async def everyone() -> list[bytes]:
         return await asyncio.gather(*(render(row) for render in renderers))
 
-    htmls = run(everyone())
+    htmls = [data_of(e) for e in run(everyone())]
     assert fragments.renders - before == 1 and reads == []  # no read for progress at all
     assert len(set(htmls)) == 1 and "racer" in htmls[0]
 
