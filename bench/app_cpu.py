@@ -28,6 +28,7 @@ import sys
 import time
 import uuid
 from collections import Counter
+from collections.abc import Callable, Coroutine
 from pathlib import Path
 from typing import Any
 
@@ -168,12 +169,25 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--database-url", default=DEFAULT_DB, help="dropped and recreated")
     parser.add_argument("--log", type=Path, default=Path(os.devnull), help="the app's log lines")
     args = parser.parse_args(argv)
+    result = in_process(args, measure)
+    print(json.dumps(result, indent=1))
+    return 0 if set(result["answers"]) <= {"move 200", "player 201", "start 201", "resign 200",
+                                           "read 200"} else 1  # fmt: skip
+
+
+def in_process(
+    args: argparse.Namespace,
+    measure: Callable[[argparse.Namespace], Coroutine[Any, Any, dict[str, Any]]],
+) -> dict[str, Any]:
+    """``measure(args)`` against the app in this process: on a fresh ``args.database_url``,
+    with the benchmark's raised limits, the access log written to ``args.log`` (as in
+    production), on uvloop as uvicorn runs it. Its result, after the machine's facts."""
     fresh_database(args.database_url)
     os.environ.update(BENCH_LIMITS)
     os.environ.update(
         {"DATABASE_URL": args.database_url, "APP_ENV": "development", "JSON_LOGS": "true"}
     )
-    sys.stderr = args.log.open("a")  # the access log's lines: written, as in production
+    sys.stderr = args.log.open("a")
     try:
         import uvloop
 
@@ -184,9 +198,7 @@ def main(argv: list[str] | None = None) -> int:
         sys.stderr.close()
         sys.stderr = sys.__stderr__
     facts = machine_facts(args.database_url)
-    print(json.dumps({"machine": facts, "load average": os.getloadavg(), **result}, indent=1))
-    return 0 if set(result["answers"]) <= {"move 200", "player 201", "start 201", "resign 200",
-                                           "read 200"} else 1  # fmt: skip
+    return {"machine": facts, "load average": os.getloadavg(), **result}
 
 
 if __name__ == "__main__":

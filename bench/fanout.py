@@ -34,9 +34,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from app_cpu import Client
-from common import BENCH_LIMITS, machine_facts
-from load import fresh_database
+from app_cpu import Client, in_process
 
 DEFAULT_DB = "postgresql+psycopg://postgres@127.0.0.1:5432/ph_bench_fanout"
 _EVENT_ID = re.compile(rb"^id: ?([0-9]+)\r?$", re.MULTILINE)
@@ -180,21 +178,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--database-url", default=DEFAULT_DB, help="dropped and recreated")
     parser.add_argument("--log", type=Path, default=Path(os.devnull), help="the app's log lines")
     args = parser.parse_args(argv)
-    fresh_database(args.database_url)
-    os.environ.update(BENCH_LIMITS)
-    os.environ.update(
-        {"DATABASE_URL": args.database_url, "APP_ENV": "development", "JSON_LOGS": "true"}
-    )
-    sys.stderr = args.log.open("a")  # the access log's lines: written, as in production
-    try:
-        import uvloop  # as uvicorn runs the app in production
-
-        result = uvloop.run(measure(args))
-    finally:
-        sys.stderr.close()
-        sys.stderr = sys.__stderr__
-    facts = machine_facts(args.database_url)
-    print(json.dumps({"machine": facts, "load average": os.getloadavg(), **result}, indent=1))
+    print(json.dumps(in_process(args, measure), indent=1))
     return 0
 
 
