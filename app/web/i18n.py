@@ -15,7 +15,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 from datetime import date, datetime
-from functools import cache
+from functools import cache, lru_cache
 from io import BytesIO
 from typing import Any
 from urllib.parse import parse_qs
@@ -197,7 +197,14 @@ def say_n(singular: str, plural: str, n: int, **params: Any) -> str:
 
 
 def number(n: int | float) -> str:
-    return str(format_decimal(n, locale=current_lang()))
+    return _number(n, current_lang())
+
+
+# Babel formats a number or a span in tens of microseconds, and a board answer says a dozen of
+# them (every pile's count, the clock): the same few values, so each is formatted once.
+@lru_cache(maxsize=4096)
+def _number(n: int | float, lang: str) -> str:
+    return str(format_decimal(n, locale=lang))
 
 
 def decimal(x: float, digits: int = 1) -> str:
@@ -227,7 +234,11 @@ def seconds(ms: int | float) -> str:
 
 def duration(total_seconds: int) -> str:
     """A span in words: "2 minutes", "90 Sekunden"."""
-    lang = current_lang()
+    return _duration(total_seconds, current_lang())
+
+
+@lru_cache(maxsize=4096)
+def _duration(total_seconds: int, lang: str) -> str:
     if total_seconds and total_seconds % 60 == 0:
         return str(format_unit(total_seconds // 60, "duration-minute", "long", locale=lang))
     return str(format_unit(total_seconds, "duration-second", "long", locale=lang))

@@ -4,9 +4,10 @@ Counts live in memory (one count per process) unless ``REDIS_URL`` is set: then 
 and every app instance shares them through Redis, under the key prefix ``RATE_LIMIT_PREFIX``.
 A request over a limit gets ``429`` with ``Retry-After`` (seconds until the window frees up).
 
-Routes on the event loop (the API's moves) count with :meth:`RateLimits.hit_async`: with Redis,
-through ``limits``' asyncio storage on a connection pool of the loop the app's lifespan runs
-(the same keys and scripts as the synchronous storage, so both count together); elsewhere as
+Routes on the event loop (the moves) count with :meth:`RateLimits.hit_all_async`: with Redis,
+every window of every rule of the request in one round trip (a script that does for each key
+what ``limits``' fixed window does, on the same keys, so the synchronous routes and the event
+loop count together), on a connection pool of the loop the app's lifespan runs; elsewhere as
 :meth:`RateLimits.hit` (memory: no I/O to wait for).
 """
 
@@ -16,6 +17,7 @@ import asyncio
 import logging
 import math
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import redis.asyncio
@@ -27,6 +29,7 @@ from limits.errors import StorageError
 from limits.storage import MemoryStorage, RedisStorage, Storage
 from limits.strategies import FixedWindowRateLimiter
 from limits.util import WindowStats
+from redis.commands.core import AsyncScript
 from starlette.requests import HTTPConnection
 
 from app.config import Settings
@@ -82,6 +85,24 @@ def _rule(name: str, text: str, message: str) -> Rule:
     return Rule(name, tuple(parse_many(text)), message)
 
 
+# limits' fixed window (its incr_expire.lua) for each key in turn, stopping at the first key
+# over its limit as the library's limiter does rule by rule: one round trip for a move's three
+# windows instead of three. ARGV holds each key's expiry and limit; the answer is the 1-based
+# index of the refusing key, or 0.
+HIT_ALL = """
+for i = 1, #KEYS do
+  local current = redis.call("incrby", KEYS[i], 1)
+  if current == 1 then
+    redis.call("expire", KEYS[i], ARGV[2 * i - 1])
+  end
+  if current > tonumber(ARGV[2 * i]) then
+    return i
+  end
+end
+return 0
+"""
+
+
 class RateLimits:
     """The app's limits; ``hit(rule, key)`` counts one action or raises :class:`RateLimited`."""
 
@@ -106,6 +127,7 @@ class RateLimits:
         self._loop: asyncio.AbstractEventLoop | None = None
         self._pool: redis.asyncio.ConnectionPool | None = None
         self._async_limiter: AsyncFixedWindowRateLimiter | None = None
+        self._hit_all: AsyncScript | None = None
         self.signin = _rule(
             "signin", settings.rate_limit_signin, "Too many sign-in attempts; wait and try again."
         )
@@ -172,29 +194,42 @@ class RateLimits:
             connection_pool=self._pool,  # type: ignore[arg-type]
         )
         self._async_limiter = AsyncFixedWindowRateLimiter(storage)
+        self._hit_all = redis.asyncio.Redis(connection_pool=self._pool).register_script(HIT_ALL)
         self._loop = asyncio.get_running_loop()
 
     async def stop(self) -> None:
         pool, self._pool, self._async_limiter, self._loop = self._pool, None, None, None
+        self._hit_all = None
         if pool is not None:
             await pool.disconnect()
 
     async def hit_async(self, rule: Rule, key: str) -> None:
         """:meth:`hit` for a route on the event loop."""
-        limiter = self._async_limiter
-        if limiter is None or self._loop is not asyncio.get_running_loop():
-            self.hit(rule, key)  # in memory (or a loop without a pool of its own: tests)
+        await self.hit_all_async(((rule, key),))
+
+    async def hit_all_async(self, hits: Sequence[tuple[Rule, str]]) -> None:
+        """:meth:`hit` of each ``(rule, key)`` in turn, for a route on the event loop: with
+        Redis, all of them in one round trip."""
+        limiter, script = self._async_limiter, self._hit_all
+        if limiter is None or script is None or self._loop is not asyncio.get_running_loop():
+            for rule, key in hits:  # in memory (or a loop without a pool of its own: tests)
+                self.hit(rule, key)
             return
         if not self.enabled:
             return
-        for item in rule.items:
-            try:
-                allowed = await limiter.hit(item, rule.name, key)
-                stats = None if allowed else await limiter.get_window_stats(item, rule.name, key)
-            except StorageError as exc:
-                _unavailable(exc)
+        windows = [(rule, item, key) for rule, key in hits for item in rule.items]
+        keys = [f"{self.key_prefix}:{item.key_for(rule.name, key)}" for rule, item, key in windows]
+        args = [n for _, item, _ in windows for n in (item.get_expiry(), item.amount)]
+        try:
+            refused = int(await script(keys, args))
+            if not refused:
                 return
-            _refuse_when_over(rule, stats)
+            rule, item, key = windows[refused - 1]
+            stats = await limiter.get_window_stats(item, rule.name, key)
+        except (StorageError, redis.RedisError) as exc:
+            _unavailable(exc)
+            return
+        _refuse_when_over(rule, stats)
 
     def hit_address(self, request: Request, rule: Rule | None = None) -> None:
         """Counts against the address's overall limit, and against ``rule`` for it."""
@@ -243,11 +278,11 @@ def limit_player(request: Request, what: str, player: str) -> None:
 async def limit_player_async(request: Request, what: str, player: str) -> None:
     """:func:`limit_player` for a route on the event loop."""
     limits = limits_of(request)
-    await limits.hit_async(limits.new_games if what == "games" else limits.moves, player)
-    await limits.hit_async(limits.address, client_address(request))
+    rule = limits.new_games if what == "games" else limits.moves
+    await limits.hit_all_async(((rule, player), (limits.address, client_address(request))))
 
 
-def _unavailable(exc: StorageError) -> None:
+def _unavailable(exc: Exception) -> None:
     # Redis unreachable: the limits fail open (players keep playing) and say so.
     log.warning("rate limits unavailable, not counting: %s", exc)
 

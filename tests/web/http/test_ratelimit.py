@@ -5,6 +5,7 @@ players through. (Limits over HTTP and through a real Redis: tests/web/test_secu
 from __future__ import annotations
 
 import logging
+import uuid
 from types import SimpleNamespace
 from typing import Any
 
@@ -119,3 +120,98 @@ def test_the_memory_storage_sweeps_in_the_callers_thread() -> None:
     storage.incr("k", expiry=60)
     assert storage._next_sweep > 0.0
     assert storage.get("k") == 1
+
+
+def _redis_up() -> bool:
+    import redis
+
+    try:
+        return bool(redis.Redis.from_url(REDIS_URL, socket_connect_timeout=1).ping())
+    except redis.RedisError:
+        return False
+
+
+REDIS_URL = "redis://127.0.0.1:6379/0"
+needs_redis = pytest.mark.skipif(not _redis_up(), reason="needs the local Redis at 127.0.0.1:6379")
+
+
+def _on_redis(**overrides: Any) -> RateLimits:
+    prefix = f"ph-test-{uuid.uuid4().hex[:12]}"
+    return _limits(redis_url=REDIS_URL, rate_limit_prefix=prefix, **overrides)
+
+
+@needs_redis
+def test_every_window_of_a_move_counts_in_one_round_trip_on_the_same_keys() -> None:
+    limits = _on_redis(rate_limit_moves="3/second;5/minute", rate_limit_address="100/minute")
+    hits = ((limits.moves, "p"), (limits.address, "192.0.2.9"))
+    scripts: list[int] = []
+
+    async def go() -> None:
+        limits.start()
+        assert limits._hit_all is not None
+        script = limits._hit_all
+
+        async def counted(*args: Any) -> Any:
+            scripts.append(len(args[0]))
+            return await script(*args)
+
+        limits._hit_all = counted  # type: ignore[assignment]
+        try:
+            for _ in range(3):
+                await limits.hit_all_async(hits)
+            with pytest.raises(RateLimited) as refused:  # the fourth within the second
+                await limits.hit_all_async(hits)
+            assert refused.value.retry_after == 1
+            assert limits.moves.message in refused.value.message
+        finally:
+            await limits.stop()
+
+    run(go())
+    assert scripts == [3, 3, 3, 3]  # one call a move, for its three windows
+    # The synchronous storage (the other routes') reads the same counts …
+    per_second, per_minute = limits.moves.items
+    address = limits.address.items[0]
+    stats = limits.limiter.get_window_stats
+    assert stats(per_second, "moves", "p").remaining == 0  # the refused move counted here …
+    # … and, as the library's limiter does, a refused window stops the count: the windows
+    # after it saw the three moves let through, not the refused one.
+    assert stats(per_minute, "moves", "p").remaining == 2
+    assert stats(address, "address", "192.0.2.9").remaining == 97
+
+
+@needs_redis
+def test_a_later_rule_refuses_with_its_own_message() -> None:
+    limits = _on_redis(rate_limit_moves="50/second", rate_limit_address="2/minute")
+    hits = ((limits.moves, "p"), (limits.address, "192.0.2.10"))
+
+    async def go() -> None:
+        limits.start()
+        try:
+            await limits.hit_all_async(hits)
+            await limits.hit_all_async(hits)
+            with pytest.raises(RateLimited) as refused:
+                await limits.hit_all_async(hits)
+            assert limits.address.message in refused.value.message
+            assert 1 <= refused.value.retry_after <= 60
+        finally:
+            await limits.stop()
+
+    run(go())
+
+
+def test_an_unreachable_redis_lets_moves_through_on_the_event_loop(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    limits = _limits(rate_limit_moves="1/minute", redis_url="redis://127.0.0.1:1/0")
+
+    async def go() -> None:
+        limits.start()
+        try:
+            for _ in range(2):
+                await limits.hit_all_async(((limits.moves, "p"),))
+        finally:
+            await limits.stop()
+
+    with caplog.at_level(logging.WARNING, "app.web.http.ratelimit"):
+        run(go())
+    assert sum("rate limits unavailable" in r.getMessage() for r in caplog.records) == 2
