@@ -38,6 +38,7 @@ from app.web.deps import (
 from app.web.http.ratelimit import client_address, limit_player
 from app.web.i18n import gettext
 from app.web.pages.htmx import is_htmx
+from app.web.pages.live import EventStream
 from app.web.pages.templating import render
 from app.web.words import service_message
 
@@ -201,7 +202,7 @@ async def event_stream(
     cursor = after
     if cursor is None:
         cursor = await run_in_threadpool(arenas.last_event_id, event_id)
-    return EventSourceResponse(
+    return EventStream(
         _standings_stream(feed, event_id, cursor),
         ping=15,
         headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"},

@@ -16,6 +16,7 @@ No event carries a card (app/services/rooms/events.py).
 
 from __future__ import annotations
 
+import asyncio
 import re
 from collections.abc import AsyncGenerator, Awaitable, Callable
 from typing import Annotated, Any
@@ -23,7 +24,9 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Header, Query, Request
 from fastapi.exceptions import RequestValidationError
 from sse_starlette import EventSourceResponse
+from sse_starlette.sse import SendTimeoutError
 from starlette.concurrency import run_in_threadpool
+from starlette.types import Message, Send
 
 from app.services.rooms.feed import EventRow, RoomFeed
 from app.services.rooms.views import EVENT_ID_MAX
@@ -36,6 +39,30 @@ PING_S = 15  # keeps idle streams open through proxies
 SEND_TIMEOUT_S = 10  # a client that takes longer to accept an event is dropped
 
 Render = Callable[[EventRow], Awaitable[bytes]]  # an event as its stream sends it
+
+
+class EventStream(EventSourceResponse):
+    """sse-starlette's response, with a cheaper deadline on each send.
+
+    The library wraps every send in an anyio cancel scope (``move_on_after``, made even when
+    there is no timeout): one room event to a thousand streams is a thousand scopes, a sizeable
+    share of what the event costs each stream (bench/fanout.py). asyncio's own timeout keeps the
+    same deadline for less, and a stream without a ``send_timeout`` gets none at all. (Overrides
+    the private ``_send_with_timeout`` of sse-starlette 3.7.0, which is pinned;
+    tests/web/pages/test_live_send.py holds it to the library's behaviour.)"""
+
+    async def _send_with_timeout(self, send: Send, message: Message) -> None:
+        if self.send_timeout is None:
+            await send(message)
+            return
+        deadline = asyncio.timeout(self.send_timeout)
+        try:
+            async with deadline:
+                await send(message)
+        except TimeoutError:
+            if deadline.expired():
+                raise SendTimeoutError() from None
+            raise
 
 
 async def json_data(row: EventRow) -> bytes:
@@ -128,7 +155,7 @@ async def room_events(
         # "Now" is fixed before the headers go out: a client that acts once its stream is
         # open sees its own event, however late the stream's first read runs.
         cursor = await run_in_threadpool(rooms.last_event_id, room.code)
-    return EventSourceResponse(
+    return EventStream(
         stream(feed, room.code, cursor, render),
         ping=PING_S,
         send_timeout=SEND_TIMEOUT_S,
