@@ -2,6 +2,7 @@
 
     .venv/bin/python bench/floods.py                      # every flood, 500 moves/s
     .venv/bin/python bench/floods.py --floods hints,streams --before 3 --during 6 --after 3
+    .venv/bin/python bench/floods.py --path browser       # the movers play as browsers do
 
 It starts the app as production does (``scripts/docker-start.sh``, 2 workers, a throwaway Redis
 for their rate limits) on 127.0.0.1 (ports 9900-9999) against a freshly created database, with
@@ -55,7 +56,9 @@ from common import (
     stop_server,
 )
 from load import (
+    CSRF_TOKEN,
     GAMES,
+    Board,
     Connection,
     ConnectionLost,
     choose,
@@ -135,6 +138,62 @@ async def mover(port: int, moves: Moves, token: str, n: int, interval: float) ->
                     if status != 200:
                         break
                     game = json.loads(data)
+    except (ConnectionLost, OSError):
+        pass
+    finally:
+        await conn.close()
+
+
+async def browser_mover(port: int, moves: Moves, n: int, interval: float) -> None:
+    """:func:`mover` as a player in a browser plays (``--path browser``): a session cookie,
+    the page's CSRF token, a form post per move answered with the board's HTMX fragments."""
+    rng = random.Random(n)
+    conn = Connection(port)
+    headers = {**address(1, n), "Sec-Fetch-Site": "same-origin"}
+    next_at = time.monotonic() + rng.uniform(0, interval)
+
+    async def post(path: str, form: dict[str, str], token: str) -> tuple[int, bytes]:
+        return await conn.request(
+            "POST", path, headers={**headers, "HX-Request": "true", "X-CSRFToken": token}, form=form
+        )
+
+    try:
+        status, page = await conn.request("GET", "/account", headers=headers)
+        found = CSRF_TOKEN.search(page.decode("utf-8", "replace"))
+        if found is None:
+            print(f"browser mover {n}: no CSRF token on /account ({status})", file=sys.stderr)
+            return
+        token = found.group(1)
+        while not moves.stop.is_set():
+            status, _ = await post("/games", {"game": rng.choice(GAMES)}, token)
+            if status != 303 or not conn.location.startswith("/games/"):
+                await asyncio.sleep(0.5)
+                continue
+            status, page = await conn.request("GET", conn.location, headers=headers)
+            board = Board.read(page) if status == 200 else None
+            while board is not None and board.status == "playing" and board.legal:
+                if moves.stop.is_set():
+                    break
+                await asyncio.sleep(max(0.0, next_at - time.monotonic()))
+                next_at = max(next_at + interval, time.monotonic() - interval)
+                move = choose(board.legal, rng)
+                form = {"from": move["from"], "to": move["to"], "count": str(move["count"])}
+                started = time.perf_counter()
+                try:
+                    status, data = await post(
+                        f"/games/{board.id}/moves", {**form, "version": str(board.version)}, token
+                    )
+                except (ConnectionLost, OSError):
+                    status, data = 0, b""
+                moves.samples.append(
+                    (time.monotonic(), (time.perf_counter() - started) * 1000, status)
+                )
+                # A refusal answers with the whole current board: carry on from it.
+                after = Board.read(data) if status else None
+                if after is None:
+                    status, page = await conn.request("GET", f"/games/{board.id}", headers=headers)
+                    after = Board.read(page) if status == 200 else None
+                board = after
     except (ConnectionLost, OSError):
         pass
     finally:
@@ -378,9 +437,15 @@ async def run(args: argparse.Namespace, port: int) -> dict[str, Any]:
 
     moves = Moves()
     interval = args.movers / args.rate
-    movers = [
-        asyncio.create_task(mover(port, moves, t, i, interval)) for i, t in enumerate(movers_tokens)
-    ]
+    if args.path == "browser":
+        movers = [
+            asyncio.create_task(browser_mover(port, moves, i, interval)) for i in range(args.movers)
+        ]
+    else:
+        movers = [
+            asyncio.create_task(mover(port, moves, t, i, interval))
+            for i, t in enumerate(movers_tokens)
+        ]
     lags: list[tuple[float, float]] = []
     movers.append(asyncio.create_task(loop_lag(moves.stop, lags)))
     results: dict[str, Any] = {}
@@ -461,6 +526,12 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--rate", type=float, default=500, help="paced moves per second, in all")
     parser.add_argument("--movers", type=int, default=50, help="players sharing the paced moves")
+    parser.add_argument(
+        "--path",
+        choices=("api", "browser"),
+        default="api",
+        help="the movers play through the API, or as browsers do (form posts, HTMX fragments)",
+    )
     parser.add_argument("--warmup", type=float, default=3)
     parser.add_argument("--before", type=float, default=5)
     parser.add_argument("--during", type=float, default=10)
@@ -506,7 +577,10 @@ def main(argv: list[str] | None = None) -> int:
         stop_server(redis)
     with open("/proc/loadavg") as f:
         load_after = f.read().split()[:3]
-    print(f"\n== floods against {args.rate:g} paced moves/s ({args.movers} movers) ==")
+    print(
+        f"\n== floods against {args.rate:g} paced moves/s "
+        f"({args.movers} movers, {args.path} path) =="
+    )
     print("machine: " + ", ".join(f"{k} {v}" for k, v in facts.items()))
     print(f"load average before {' '.join(load_before)}, after {' '.join(load_after)}")
     print("\n| Flood | Phase | Moves/s | p50 ms | p99 ms | max ms | other answers |")

@@ -11,6 +11,7 @@ import threading
 import time
 from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
@@ -77,10 +78,22 @@ class SolverPool:
         """``fn(*args)`` in a worker; None when it has not answered within ``timeout`` seconds
         (None: it is awaited however long it takes)."""
         loop = asyncio.get_running_loop()
-        future = loop.run_in_executor(self._executor(), fn, *args)
+        executor = self._executor()
         try:
-            return await asyncio.wait_for(future, timeout)
+            return await asyncio.wait_for(loop.run_in_executor(executor, fn, *args), timeout)
         except TimeoutError:
+            return None
+        except BrokenProcessPool:
+            # A worker ended under a search (out of memory, killed, a shutdown that signals
+            # the whole process group): its executor refuses every later search. This one
+            # has no answer, as if its time had run out; the next starts new workers.
+            if self._pool is executor:
+                self._pool = None
+                executor.shutdown(wait=False, cancel_futures=True)
+            log.warning(
+                "a solver worker ended abruptly: that search has no answer; new workers take "
+                "the next"
+            )
             return None
 
     def close(self) -> None:

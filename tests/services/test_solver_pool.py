@@ -105,3 +105,33 @@ def test_searches_may_run_at_the_apps_own_priority() -> None:
             pool.close()
 
     assert run(priority()) == (os.nice(0), os.sched_getscheduler(0))
+
+
+def _end_the_worker() -> int:
+    os._exit(3)  # in the worker: it ends under the call, as a killed one does
+
+
+def test_a_worker_that_dies_mid_search_is_replaced(caplog: pytest.LogCaptureFixture) -> None:
+    """A worker killed under a search (out of memory, ``kill``, a shutdown that signals the
+    whole process group) breaks its executor for good: that search has no answer, said in one
+    line, and the next search runs on new workers instead of failing like it (every hint of
+    the app process did, until a restart)."""
+    from app.services.solver_pool import SolverPool
+
+    async def die_then_search() -> tuple[int | None, int | None, int | None]:
+        pool = SolverPool(1, idle=False)
+        try:
+            first = await pool.run(30, os.getpid)
+            died = await pool.run(30, _end_the_worker)
+            return first, died, await pool.run(30, os.getpid)
+        finally:
+            pool.close()
+
+    with caplog.at_level("WARNING", "app.services.solver_pool"):
+        first, died, after = run(die_then_search())
+    assert died is None
+    assert first is not None and after is not None and after != first  # a new worker
+    assert [r.getMessage() for r in caplog.records] == [
+        "a solver worker ended abruptly: that search has no answer; new workers take the next"
+    ]
+    assert not any(r.exc_info for r in caplog.records)  # a line, not a traceback
