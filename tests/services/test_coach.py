@@ -6,6 +6,8 @@ are tests/solver's)."""
 
 from __future__ import annotations
 
+import os
+import signal
 from collections.abc import Callable, Iterator
 from datetime import UTC, datetime
 from typing import Any, cast
@@ -26,6 +28,7 @@ from app.services.errors import (
     NotFound,
     NotInChallenge,
 )
+from app.services.hint_views import HintView
 from app.services.solver_pool import SolverPool
 from tests.aio import run
 from tests.services.svc1_support import KEY, Db, open_db, start_rated
@@ -183,6 +186,28 @@ def test_a_busy_solver_gives_no_hint_and_counts_none(svc: Db) -> None:
     assert "busy" in given.message and given.hints_used == 0
     with svc.sessions() as db:
         assert db.scalar(select(GameHint.hints)) is None
+
+
+def test_a_solver_worker_killed_gives_the_busy_answer_not_an_error(svc: Db) -> None:
+    """The real pool, its one worker killed (``kill -9``, as the out-of-memory killer does):
+    the hint is the busy answer, and the next hint is searched by a new worker."""
+    me, game_id = started(svc, "castles-end", 1)  # nothing hidden: no estimate to give
+    pool = SolverPool(1, idle=False)
+
+    async def kill_then_hint() -> tuple[HintView, HintView]:
+        try:
+            pid = await pool.run(30, os.getpid)
+            assert pid is not None
+            os.kill(pid, signal.SIGKILL)
+            # Positions alone bound the searches: nothing here depends on the machine's speed.
+            given = await coach(svc, cast(Pool, pool), time_limits=False).hint(game_id, me)
+            return given, await coach(svc, cast(Pool, pool), time_limits=False).hint(game_id, me)
+        finally:
+            pool.close()
+
+    given, after = run(kill_then_hint())
+    assert given.move is None and given.outcome == "unknown" and "busy" in given.message
+    assert after.exact and "busy" not in after.message  # a new worker searched it
 
 
 def test_a_busy_solver_gives_a_quick_estimate_where_cards_are_hidden(
