@@ -801,7 +801,7 @@ def test_limits_are_shared_by_two_instances_through_redis(
 def test_moves_on_the_event_loop_count_in_redis_with_the_other_routes(
     db_url: str, close_apps: list[FastAPI]
 ) -> None:
-    """The moves' limits are awaited on the event loop (limits' asyncio storage, issue 26),
+    """The moves' limits are awaited on the event loop (one Redis script a move, issue 26),
     on the same keys as the synchronous storage of the other routes: one count, one refusal."""
     prefix = f"ph-test-{uuid.uuid4().hex[:12]}"
     app = limited_app(
@@ -810,7 +810,7 @@ def test_moves_on_the_event_loop_count_in_redis_with_the_other_routes(
     close_apps.append(app)
     limits = app.state.limits
     with TestClient(app, client=("192.0.2.46", 1)) as c:
-        assert limits._async_limiter is not None  # the lifespan's loop counts asynchronously
+        assert limits._hit_all is not None  # the lifespan's loop counts asynchronously
         token = c.post("/api/players", json={}).json()["token"]
         c.headers["Authorization"] = f"Bearer {token}"
         game = start(c, "quadrangle", 1)
@@ -823,7 +823,7 @@ def test_moves_on_the_event_loop_count_in_redis_with_the_other_routes(
         assert limits.limiter.hit(item, "moves", player)
         assert move(c, game["id"], "t8-t10", 1).status_code == 200
         _retry_after(move(c, game["id"], "t1-t2", 2))
-    assert limits._async_limiter is None  # closed with the lifespan
+    assert limits._hit_all is None  # closed with the lifespan
 
 
 def test_limits_fail_open_when_redis_is_unreachable(

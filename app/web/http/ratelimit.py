@@ -23,8 +23,6 @@ from dataclasses import dataclass
 import redis.asyncio
 from fastapi import Request
 from limits import RateLimitItem, parse_many
-from limits.aio.storage import RedisStorage as AsyncRedisStorage
-from limits.aio.strategies import FixedWindowRateLimiter as AsyncFixedWindowRateLimiter
 from limits.errors import StorageError
 from limits.storage import MemoryStorage, RedisStorage, Storage
 from limits.strategies import FixedWindowRateLimiter
@@ -88,7 +86,8 @@ def _rule(name: str, text: str, message: str) -> Rule:
 # limits' fixed window (its incr_expire.lua) for each key in turn, stopping at the first key
 # over its limit as the library's limiter does rule by rule: one round trip for a move's three
 # windows instead of three. ARGV holds each key's expiry and limit; the answer is the 1-based
-# index of the refusing key, or 0.
+# index of the refusing key and the seconds its window has left (what limits' window stats
+# read), or 0.
 HIT_ALL = """
 for i = 1, #KEYS do
   local current = redis.call("incrby", KEYS[i], 1)
@@ -96,7 +95,7 @@ for i = 1, #KEYS do
     redis.call("expire", KEYS[i], ARGV[2 * i - 1])
   end
   if current > tonumber(ARGV[2 * i]) then
-    return i
+    return {i, redis.call("ttl", KEYS[i])}
   end
 end
 return 0
@@ -126,7 +125,6 @@ class RateLimits:
         # to that loop.
         self._loop: asyncio.AbstractEventLoop | None = None
         self._pool: redis.asyncio.ConnectionPool | None = None
-        self._async_limiter: AsyncFixedWindowRateLimiter | None = None
         self._hit_all: AsyncScript | None = None
         self.signin = _rule(
             "signin", settings.rate_limit_signin, "Too many sign-in attempts; wait and try again."
@@ -184,34 +182,19 @@ class RateLimits:
         self._pool = redis.asyncio.ConnectionPool.from_url(
             self.redis_url, socket_connect_timeout=0.5, socket_timeout=0.5
         )
-        storage = AsyncRedisStorage(
-            "async+" + self.redis_url,
-            implementation="redispy",
-            key_prefix=self.key_prefix,
-            wrap_exceptions=True,
-            # limits types its options as scalars; its Redis bridge takes a pool too (ours,
-            # to close at the end of the lifespan).
-            connection_pool=self._pool,  # type: ignore[arg-type]
-        )
-        self._async_limiter = AsyncFixedWindowRateLimiter(storage)
         self._hit_all = redis.asyncio.Redis(connection_pool=self._pool).register_script(HIT_ALL)
         self._loop = asyncio.get_running_loop()
 
     async def stop(self) -> None:
-        pool, self._pool, self._async_limiter, self._loop = self._pool, None, None, None
-        self._hit_all = None
+        pool, self._pool, self._hit_all, self._loop = self._pool, None, None, None
         if pool is not None:
             await pool.disconnect()
-
-    async def hit_async(self, rule: Rule, key: str) -> None:
-        """:meth:`hit` for a route on the event loop."""
-        await self.hit_all_async(((rule, key),))
 
     async def hit_all_async(self, hits: Sequence[tuple[Rule, str]]) -> None:
         """:meth:`hit` of each ``(rule, key)`` in turn, for a route on the event loop: with
         Redis, all of them in one round trip."""
-        limiter, script = self._async_limiter, self._hit_all
-        if limiter is None or script is None or self._loop is not asyncio.get_running_loop():
+        script = self._hit_all
+        if script is None or self._loop is not asyncio.get_running_loop():
             for rule, key in hits:  # in memory (or a loop without a pool of its own: tests)
                 self.hit(rule, key)
             return
@@ -221,15 +204,13 @@ class RateLimits:
         keys = [f"{self.key_prefix}:{item.key_for(rule.name, key)}" for rule, item, key in windows]
         args = [n for _, item, _ in windows for n in (item.get_expiry(), item.amount)]
         try:
-            refused = int(await script(keys, args))
-            if not refused:
-                return
-            rule, item, key = windows[refused - 1]
-            stats = await limiter.get_window_stats(item, rule.name, key)
-        except (StorageError, redis.RedisError) as exc:
+            refused = await script(keys, args)
+        except redis.RedisError as exc:
             _unavailable(exc)
             return
-        _refuse_when_over(rule, stats)
+        if refused:
+            index, seconds_left = refused
+            _refuse(windows[int(index) - 1][0], int(seconds_left))
 
     def hit_address(self, request: Request, rule: Rule | None = None) -> None:
         """Counts against the address's overall limit, and against ``rule`` for it."""
@@ -290,5 +271,8 @@ def _unavailable(exc: Exception) -> None:
 def _refuse_when_over(rule: Rule, stats: WindowStats | None) -> None:
     """A 429 with the seconds until the rule's window resets, when the hit was refused."""
     if stats is not None:
-        retry = max(1, math.ceil(stats.reset_time - time.time()))
-        raise RateLimited(rule.message, retry)
+        _refuse(rule, math.ceil(stats.reset_time - time.time()))
+
+
+def _refuse(rule: Rule, seconds_left: int) -> None:
+    raise RateLimited(rule.message, max(1, seconds_left))

@@ -68,15 +68,15 @@ def test_nothing_is_counted_when_limits_are_off() -> None:
     off = _limits(rate_limit_moves="1/minute", rate_limits_enabled=False)
     for _ in range(3):  # none refused
         off.hit(off.moves, "p")
-        run(off.hit_async(off.moves, "p"))
+        run(off.hit_all_async(((off.moves, "p"),)))
 
 
 def test_the_async_hit_counts_with_the_same_counts_without_redis() -> None:
     limits = _limits(rate_limit_moves="2/minute")
-    run(limits.hit_async(limits.moves, "p"))
+    run(limits.hit_all_async(((limits.moves, "p"),)))
     limits.hit(limits.moves, "p")
     with pytest.raises(RateLimited):
-        run(limits.hit_async(limits.moves, "p"))
+        run(limits.hit_all_async(((limits.moves, "p"),)))
 
 
 def test_costly_actions_count_by_player_then_by_address() -> None:
