@@ -5,8 +5,10 @@ pages and their HTMX fragments are for browsers, and are left out of it (their r
 """
 
 from fastapi import APIRouter, FastAPI
+from fastapi.routing import APIRoute
 
 from app.web import api, pages
+from app.web.direct import bind_directly
 from app.web.http import health, newcomers
 
 # A request is matched against the routes in this order: the two move paths first.
@@ -42,4 +44,6 @@ def add_routes(app: FastAPI, routers: tuple[APIRouter, ...]) -> None:
     """
     for router in routers:
         for route in router.routes:
+            if isinstance(route, APIRoute):
+                bind_directly(route)  # the move routes (app/web/direct.py)
             app.router.routes.append(route)

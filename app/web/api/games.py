@@ -3,10 +3,11 @@ reader who sends one is held to the same-deal rule (app/services/same_deal.py)."
 
 from __future__ import annotations
 
+import json
 from typing import Annotated
 
 from fastapi import APIRouter, Header, Path, Request
-from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictStr
+from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictStr, ValidationError
 
 from app.engine import MAX_DEAL, Move
 from app.services.errors import InvalidRequest
@@ -37,8 +38,11 @@ from app.web.deps import (
     GamesDep,
     PlayersDep,
     SolverDep,
+    api_player_id,
 )
+from app.web.direct import binds, media_type
 from app.web.http.ratelimit import limit_costly, limit_player, limit_player_async, limits_of
+from app.web.state import services_of
 from app.web.words import hint_message
 
 router = APIRouter(prefix="/api", tags=["api"])
@@ -217,6 +221,25 @@ async def play_move(
         game_id, player, Move(body.from_, body.to, body.count), body.version, idempotency_key
     )
     return outcome_response(outcome)
+
+
+@binds(play_move)
+async def bind_play_move(request: Request) -> JSONBytes | None:
+    """:func:`play_move` for a JSON body and a sane ``Idempotency-Key`` (app/web/direct.py);
+    ``None``, before any dependency ran, for FastAPI's binding and its errors."""
+    if media_type(request) != "application/json":
+        return None
+    key = request.headers.get("idempotency-key")
+    if key is not None and not 1 <= len(key) <= 100:
+        return None
+    try:
+        body = MoveRequest.model_validate(json.loads(await request.body()))
+    except (ValueError, ValidationError):  # (JSONDecodeError and UnicodeDecodeError too)
+        return None
+    services = services_of(request)
+    player = await api_player_id(request, services.players)
+    game_id = request.path_params["game_id"]
+    return await play_move(request, game_id, body, player, services.games, key)
 
 
 def outcome_response(outcome: MoveOutcome) -> JSONBytes:

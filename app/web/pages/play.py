@@ -31,13 +31,23 @@ from app.services.game_views import GameView, Played
 from app.services.games import Games
 from app.services.hint_views import HintView
 from app.web import i18n
-from app.web.deps import AccountsDep, BrowserPlayer, GamesDep, SolverDep, ViewerDep
+from app.web.deps import (
+    AccountsDep,
+    BrowserPlayer,
+    GamesDep,
+    SolverDep,
+    ViewerDep,
+    browser_player_id,
+    viewer_id,
+)
+from app.web.direct import binds, media_type, text_field
 from app.web.http.ratelimit import limit_costly, limit_player, limit_player_async
 from app.web.i18n import gettext as _
 from app.web.pages.board import GameHeader, pile_views, status_context
 from app.web.pages.htmx import is_htmx, vary_on_htmx
 from app.web.pages.templating import prefs_of, render
 from app.web.pages.wins import win_comparison
+from app.web.state import services_of
 from app.web.words import (
     code_label,
     hint_message,
@@ -235,6 +245,35 @@ async def move(
             _answer, request, game_id, player, games, view, changed=played.changed, text=text
         )
     return _answer(request, game_id, player, games, view, changed=played.changed, text=text)
+
+
+_VERSION = re.compile(r"[0-9]{1,18}")
+
+
+@binds(move)
+async def bind_move(request: Request) -> Response | None:
+    """:func:`move` for the form the board posts (app/web/direct.py); ``None``, before any
+    dependency ran, for FastAPI's binding and its errors."""
+    if media_type(request) != "application/x-www-form-urlencoded":
+        return None
+    form = await request.form()  # kept by the request: FastAPI's binding reads it again
+    version = form.get("version")
+    if not isinstance(version, str) or not _VERSION.fullmatch(version):
+        return None
+    fields = []
+    for name, max_length in (("from", 16), ("to", 16), ("count", 6), ("move", 24)):
+        ok, value = text_field(form, name, max_length)
+        if not ok:
+            return None
+        fields.append(value)
+    from_, to, count, notation = fields
+    services = services_of(request)
+    players = services.players
+    player = await browser_player_id(request, await viewer_id(request, players), players)
+    return await move(
+        request, request.path_params["game_id"], player, services.games, int(version),
+        from_, to, count or "1", notation,
+    )  # fmt: skip
 
 
 def _refused(

@@ -1,0 +1,84 @@
+"""Routes whose common request is bound directly, without FastAPI's general binding (issue 26).
+
+FastAPI binds a request to its endpoint with general machinery: it parses the content type
+with the standard library's e-mail parser, solves a dependency graph, validates every parameter
+through pydantic field by field and collects the errors. For the two move routes, the hottest of
+the site, that was about a tenth of the app's CPU per move (bench/RESULTS.md, "Moves bound
+directly"). A *binder* does the same for the request every client sends (the right content
+type, a well-formed body, every field as the route declares it) in a few lines, and then calls
+the route's own endpoint, so the endpoint stays the one place that says what a move does.
+
+A binder answers ``None`` for anything else, before it has called a dependency: that request
+then goes through FastAPI's own binding as before, with its errors (422 and its body, 401 first
+when the player is unknown: dependencies are solved before parameters are validated). So the
+contract and the OpenAPI schema do not change, and a binder only has to be right about what it
+accepts. ``tests/web/test_direct.py`` holds each binder to that.
+
+What a binder skips: FastAPI's ``dependency_overrides`` (nothing uses them here) and its
+OpenTelemetry span for the dependencies (off unless configured).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from fastapi.routing import APIRoute, request_response
+from starlette.requests import Request
+from starlette.responses import Response
+
+Binder = Callable[[Request], Awaitable[Response | None]]
+_BINDER = "direct_binder"
+
+
+def binds(endpoint: Callable[..., Any]) -> Callable[[Binder], Binder]:
+    """Marks a function as the direct binder of ``endpoint`` (see the module's docstring)."""
+
+    def mark(binder: Binder) -> Binder:
+        setattr(endpoint, _BINDER, binder)
+        return binder
+
+    return mark
+
+
+def binder_of(route: APIRoute) -> Binder | None:
+    binder = getattr(route.endpoint, _BINDER, None)
+    return binder if callable(binder) else None
+
+
+def bind_directly(route: APIRoute) -> None:
+    """Serves ``route`` by its endpoint's binder first, and by FastAPI's binding when the binder
+    declines. A route without a binder is left as it is."""
+    binder = binder_of(route)
+    if binder is None:
+        return
+    general = route.get_route_handler()
+
+    async def handler(request: Request) -> Response:
+        response = await binder(request)
+        return response if response is not None else await general(request)
+
+    # Starlette's wrapper as FastAPI builds it: the same exception handling and exit stacks.
+    route.app = request_response(handler)
+
+
+def unbind(route: APIRoute) -> None:
+    """FastAPI's binding only (tests compare the two)."""
+    route.app = request_response(route.get_route_handler())
+
+
+def media_type(request: Request) -> str:
+    """The request's media type, lower case, without parameters (``; charset=…``)."""
+    return request.headers.get("content-type", "").partition(";")[0].strip().lower()
+
+
+def text_field(form: Any, name: str, max_length: int) -> tuple[bool, str | None]:
+    """A form field as FastAPI reads an optional ``Form(max_length=…)`` text: the last of
+    repeated values, an empty one as absent. ``(False, None)`` when it is too long (FastAPI's
+    422, so the binder declines)."""
+    value = form.get(name)
+    if value is None or value == "":
+        return True, None
+    if not isinstance(value, str) or len(value) > max_length:
+        return False, None
+    return True, value
