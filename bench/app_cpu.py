@@ -1,6 +1,6 @@
-"""The app's own CPU per API move, in process: what a move costs the app, whatever else runs.
+"""The app's own CPU per move, in process: what a move costs the app, whatever else runs.
 
-    .venv/bin/python bench/app_cpu.py --moves 3000 --concurrency 8
+    .venv/bin/python bench/app_cpu.py --moves 3000 --concurrency 8 [--path browser]
 
 On a machine shared with other work, moves per second mostly measure the neighbours. This
 measures the app's CPU time instead (``time.process_time`` of this process: every thread, the
@@ -9,7 +9,9 @@ the app built by ``create_app`` (every middleware, the production settings' path
 lifespan running, so that moves take the event loop's path where it has one) is called
 directly as an ASGI application, without uvicorn or sockets, by ``--concurrency`` clients at
 once. Each client is an API player playing real games move by move (``bench/load.py``'s move
-choice, an ``Idempotency-Key`` on every move, a resignation when no move is left), against a
+choice, an ``Idempotency-Key`` on every move, a resignation when no move is left) or, with
+``--path browser``, a browser (a session cookie, the page's CSRF token, each move a form post
+answered with the board's HTMX fragments, read back as ``bench/load.py`` reads them), against a
 fresh PostgreSQL database (``ph_bench_*``, dropped and recreated). It reports the app's CPU
 per move (the median of ``--rounds`` windows of ``--moves`` moves each), the moves' wall time
 and the answers by status. Rate limits stay on (in memory: no Redis here), raised far above
@@ -31,36 +33,46 @@ from collections import Counter
 from collections.abc import Callable, Coroutine
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlencode
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from common import BENCH_LIMITS, machine_facts
-from load import GAMES, choose, fresh_database
+from load import CSRF_TOKEN, GAMES, Board, choose, fresh_database
 
 DEFAULT_DB = "postgresql+psycopg://postgres@127.0.0.1:5432/ph_bench_cpu"
 Answer = tuple[int, Any]
 
 
 class Client:
-    """ASGI calls with a bearer token, the answers decoded."""
+    """ASGI calls with a bearer token (the API) or a session cookie and its CSRF token (a
+    browser), the answers' status and body."""
 
     def __init__(self, app: Any, token: str | None = None) -> None:
         self.app = app
         self.token = token
+        self.cookie: bytes | None = None  # the browser's session cookie, as last set
+        self.csrf: str | None = None
+        self.location = ""
         self.statuses: Counter[str] = Counter()
 
-    async def call(
-        self, what: str, method: str, path: str, body: Any = None, key: str | None = None
-    ) -> Answer:
-        data = b"" if body is None else json.dumps(body).encode()
-        headers = [(b"host", b"bench"), (b"content-length", str(len(data)).encode())]
-        if body is not None:
-            headers.append((b"content-type", b"application/json"))
+    async def raw(
+        self,
+        what: str,
+        method: str,
+        path: str,
+        data: bytes = b"",
+        content_type: bytes | None = None,
+        extra: tuple[tuple[bytes, bytes], ...] = (),
+    ) -> tuple[int, bytes]:
+        headers = [(b"host", b"bench"), (b"content-length", str(len(data)).encode()), *extra]
+        if content_type is not None:
+            headers.append((b"content-type", content_type))
         if self.token:
             headers.append((b"authorization", f"Bearer {self.token}".encode()))
-        if key:
-            headers.append((b"idempotency-key", key.encode()))
+        if self.cookie is not None:
+            headers.append((b"cookie", self.cookie))
         scope = {
             "type": "http", "asgi": {"version": "3.0"}, "http_version": "1.1",
             "method": method, "scheme": "http", "path": path, "raw_path": path.encode(),
@@ -83,13 +95,37 @@ class Client:
             nonlocal status
             if message["type"] == "http.response.start":
                 status = message["status"]
+                for name, value in message["headers"]:
+                    if name == b"set-cookie":
+                        self.cookie = value.split(b";", 1)[0]
+                    elif name == b"location":
+                        self.location = value.decode()
             elif message["type"] == "http.response.body":
                 chunks.append(message.get("body", b""))
 
         await self.app(scope, receive, send)
         self.statuses[f"{what} {status}"] += 1
-        raw = b"".join(chunks)
+        return status, b"".join(chunks)
+
+    async def call(
+        self, what: str, method: str, path: str, body: Any = None, key: str | None = None
+    ) -> Answer:
+        """A JSON API call."""
+        data = b"" if body is None else json.dumps(body).encode()
+        extra = ((b"idempotency-key", key.encode()),) if key else ()
+        kind = None if body is None else b"application/json"
+        status, raw = await self.raw(what, method, path, data, kind, extra)
         return status, json.loads(raw) if raw else None
+
+    async def form(self, what: str, path: str, fields: dict[str, str]) -> tuple[int, bytes]:
+        """A form post as the board sends it (HTMX, the session's CSRF token)."""
+        extra = (
+            (b"hx-request", b"true"),
+            (b"sec-fetch-site", b"same-origin"),
+            (b"x-csrftoken", (self.csrf or "").encode()),
+        )
+        data = urlencode(fields).encode()
+        return await self.raw(what, "POST", path, data, b"application/x-www-form-urlencoded", extra)
 
 
 async def player(app: Any, seed: int, state: dict[str, Any]) -> None:
@@ -118,6 +154,47 @@ async def player(app: Any, seed: int, state: dict[str, Any]) -> None:
                 _, game = await client.call("read", "GET", f"/api/games/{game['id']}")
 
 
+async def browser_player(app: Any, seed: int, state: dict[str, Any]) -> None:
+    """A player in a browser (``--path browser``): the session cookie and the page's CSRF
+    token, each move a form post answered with the board's HTMX fragments."""
+    rng = random.Random(seed)
+    client = Client(app)
+    state["clients"].append(client)
+    _, page = await client.raw("read", "GET", "/account")
+    found = CSRF_TOKEN.search(page.decode())
+    if found is None:
+        raise SystemExit("no CSRF token on /account")
+    client.csrf = found.group(1)
+    while not state["stop"]:
+        status, _ = await client.form("start", "/games", {"game": rng.choice(GAMES)})
+        if status != 303:
+            continue
+        _, page = await client.raw("read", "GET", client.location)
+        board = Board.read(page)
+        while board is not None and board.status == "playing" and not state["stop"]:
+            path = f"/games/{board.id}"
+            if board.moves >= 200 or not board.legal:
+                await client.form("resign", path + "/resign", {"version": str(board.version)})
+                break
+            chosen = choose(board.legal, rng)
+            fields = {"from": chosen["from"], "to": chosen["to"], "count": str(chosen["count"])}
+            started = time.perf_counter()
+            status, data = await client.form(
+                "move", path + "/moves", {**fields, "version": str(board.version)}
+            )
+            after = Board.read(data, board.moves + 1) if status == 200 else None
+            if after is not None:
+                state["moves"] += 1
+                state["latency"].append(time.perf_counter() - started)
+            else:
+                _, page = await client.raw("read", "GET", path)
+                after = Board.read(page, board.moves)
+            board = after
+
+
+PLAYERS = {"api": player, "browser": browser_player}
+
+
 async def measure(args: argparse.Namespace) -> dict[str, Any]:
     from app.config import get_settings
     from app.main import create_app
@@ -127,7 +204,8 @@ async def measure(args: argparse.Namespace) -> dict[str, Any]:
     windows = []
     async with app.router.lifespan_context(app):
         tasks = [
-            asyncio.create_task(player(app, args.seed + i, state)) for i in range(args.concurrency)
+            asyncio.create_task(PLAYERS[args.path](app, args.seed + i, state))
+            for i in range(args.concurrency)
         ]
         while state["moves"] < args.warmup:  # games started, caches and pools warm
             await asyncio.sleep(0.05)
@@ -166,13 +244,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--warmup", type=int, default=500, help="moves before measuring")
     parser.add_argument("--concurrency", type=int, default=8, help="players at once")
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--path", choices=sorted(PLAYERS), default="api", help="who moves")
     parser.add_argument("--database-url", default=DEFAULT_DB, help="dropped and recreated")
     parser.add_argument("--log", type=Path, default=Path(os.devnull), help="the app's log lines")
     args = parser.parse_args(argv)
     result = in_process(args, measure)
     print(json.dumps(result, indent=1))
-    return 0 if set(result["answers"]) <= {"move 200", "player 201", "start 201", "resign 200",
-                                           "read 200"} else 1  # fmt: skip
+    return 0 if set(result["answers"]) <= {"move 200", "player 201", "start 201", "start 303",
+                                           "resign 200", "read 200"} else 1  # fmt: skip
 
 
 def in_process(
