@@ -16,6 +16,12 @@ fresh PostgreSQL database (``ph_bench_*``, dropped and recreated). It reports th
 per move (the median of ``--rounds`` windows of ``--moves`` moves each), the moves' wall time
 and the answers by status. Rate limits stay on (in memory: no Redis here), raised far above
 what it does.
+
+``--ab-binding`` measures the direct binding of the move routes (app/web/direct.py) against
+FastAPI's own in one process: the windows alternate, the routes bound directly in one and by
+FastAPI in the next, so that both ways see the same games, database and moment of a machine
+whose speed drifts between runs; it reports each way's median and how many pairs of windows
+the direct binding won.
 """
 
 from __future__ import annotations
@@ -196,8 +202,11 @@ PLAYERS = {"api": player, "browser": browser_player}
 
 
 async def measure(args: argparse.Namespace) -> dict[str, Any]:
+    from fastapi.routing import APIRoute
+
     from app.config import get_settings
     from app.main import create_app
+    from app.web.direct import bind_directly, binder_of, unbind
 
     app = create_app(get_settings())
     state: dict[str, Any] = {"stop": False, "moves": 0, "latency": [], "clients": []}
@@ -209,7 +218,12 @@ async def measure(args: argparse.Namespace) -> dict[str, Any]:
         ]
         while state["moves"] < args.warmup:  # games started, caches and pools warm
             await asyncio.sleep(0.05)
-        for _ in range(args.rounds):
+        direct = [r for r in app.router.routes if isinstance(r, APIRoute) and binder_of(r)]
+        for window in range(args.rounds * (2 if args.ab_binding else 1)):
+            mode = "direct" if window % 2 == 0 else "fastapi"
+            if args.ab_binding:  # the same process, games and moment, each way in turn
+                for route in direct:
+                    (bind_directly if mode == "direct" else unbind)(route)
             state["latency"].clear()
             moves0, cpu0, wall0 = state["moves"], time.process_time(), time.perf_counter()
             while state["moves"] - moves0 < args.moves:
@@ -219,6 +233,7 @@ async def measure(args: argparse.Namespace) -> dict[str, Any]:
             latency = sorted(state["latency"])
             windows.append(
                 {
+                    **({"binding": mode} if args.ab_binding else {}),
                     "moves": moves,
                     "app CPU ms/move": round(1000 * cpu / moves, 3),
                     "wall ms/move": round(1000 * wall / moves, 3),
@@ -230,9 +245,18 @@ async def measure(args: argparse.Namespace) -> dict[str, Any]:
     statuses: Counter[str] = Counter()
     for client in state["clients"]:
         statuses.update(client.statuses)
+    medians: dict[str, Any] = {}
+    if args.ab_binding:
+        for mode in ("direct", "fastapi"):
+            costs = [w["app CPU ms/move"] for w in windows if w["binding"] == mode]
+            medians[f"median app CPU ms/move, {mode} binding"] = statistics.median(costs)
+        paired = list(zip(windows[::2], windows[1::2], strict=True))
+        less = sum(d["app CPU ms/move"] < f["app CPU ms/move"] for d, f in paired)
+        medians["windows where direct binding cost less"] = f"{less} of {len(paired)}"
     return {
         "windows": windows,
         "median app CPU ms/move": statistics.median(w["app CPU ms/move"] for w in windows),
+        **medians,
         "answers": dict(sorted(statuses.items())),
     }
 
@@ -245,6 +269,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--concurrency", type=int, default=8, help="players at once")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--path", choices=sorted(PLAYERS), default="api", help="who moves")
+    parser.add_argument(
+        "--ab-binding",
+        action="store_true",
+        help="windows in pairs: the move routes bound directly, then by FastAPI (app/web/direct.py)"
+        " in turn, in one process",
+    )
     parser.add_argument("--database-url", default=DEFAULT_DB, help="dropped and recreated")
     parser.add_argument("--log", type=Path, default=Path(os.devnull), help="the app's log lines")
     args = parser.parse_args(argv)
