@@ -207,8 +207,10 @@ async def measure(args: argparse.Namespace) -> dict[str, Any]:
     from app.config import get_settings
     from app.main import create_app
     from app.web.direct import bind_directly, binder_of, unbind
+    from app.web.pages.templating import templates
 
     app = create_app(get_settings())
+    templates.env.auto_reload = False  # as in production (APP_ENV=development here)
     state: dict[str, Any] = {"stop": False, "moves": 0, "latency": [], "clients": []}
     windows = []
     async with app.router.lifespan_context(app):
