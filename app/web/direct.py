@@ -8,11 +8,12 @@ directly"). A *binder* does the same for the request every client sends (the rig
 type, a well-formed body, every field as the route declares it) in a few lines, and then calls
 the route's own endpoint, so the endpoint stays the one place that says what a move does.
 
-A binder answers ``None`` for anything else, before it has called a dependency: that request
-then goes through FastAPI's own binding as before, with its errors (422 and its body, 401 first
-when the player is unknown: dependencies are solved before parameters are validated). So the
-contract and the OpenAPI schema do not change, and a binder only has to be right about what it
-accepts. ``tests/web/test_direct.py`` holds each binder to that.
+A binder answers ``None`` for anything else (a body it could not read included), before it has
+called a dependency: that request then goes through FastAPI's own binding as before, with its
+errors (422 and its body; 401 first when the player is unknown, as dependencies are solved
+before parameters are validated; a 422 for a body the client stopped sending). So the contract
+and the OpenAPI schema do not change, and a binder only has to be right about what it accepts.
+``tests/web/test_direct.py`` holds each binder to that.
 
 What a binder skips: FastAPI's ``dependency_overrides`` (nothing uses them here) and its
 OpenTelemetry span for the dependencies (off unless configured).

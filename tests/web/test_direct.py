@@ -10,8 +10,8 @@ on the binders says whether the first was taken by its binder or left to FastAPI
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable, Iterator, MutableMapping
+from contextlib import contextmanager, nullcontext
 from typing import Any
 
 import fastapi.routing
@@ -27,6 +27,7 @@ from starlette.responses import Response
 
 from app.db.models import Player
 from app.web.direct import Binder, bind_directly, binder_of, binds, media_type, text_field, unbind
+from tests.aio import run
 from tests.web.answers import check_answer
 from tests.web.hidden import HiddenCardGuard
 from tests.web.support import csrf, new_game, new_player, start_as
@@ -289,6 +290,61 @@ def test_a_multipart_board_move_is_left_to_fastapi(
     assert response.status_code == 200
     assert taken == [False]
     assert solved == [path]
+
+
+def _gone_mid_body(app: FastAPI, path: str, headers: dict[str, str], kind: str) -> int:
+    """The status answered to a client that sends half its body and goes away."""
+    raw = [(k.lower().encode(), v.encode()) for k, v in headers.items()]
+    raw += [(b"host", b"testserver"), (b"content-type", kind.encode()), (b"content-length", b"80")]
+    scope = {
+        "type": "http", "asgi": {"version": "3.0"}, "http_version": "1.1", "method": "POST",
+        "scheme": "http", "path": path, "raw_path": path.encode(), "query_string": b"",
+        "root_path": "", "headers": raw, "client": ("127.0.0.1", 50000),
+        "server": ("testserver", 80),
+    }  # fmt: skip
+    messages: list[dict[str, Any]] = [
+        {"type": "http.request", "body": b'{"from": "t5", "to"', "more_body": True},
+    ]
+    statuses: list[int] = []
+
+    async def receive() -> dict[str, Any]:
+        return messages.pop(0) if messages else {"type": "http.disconnect"}
+
+    async def send(message: MutableMapping[str, Any]) -> None:
+        if message["type"] == "http.response.start":
+            statuses.append(message["status"])
+
+    async def call() -> None:
+        await app(scope, receive, send)
+
+    run(call())
+    return statuses[0]
+
+
+def test_a_client_gone_mid_body_gets_fastapis_answer(
+    app: FastAPI, client: TestClient, taken: list[bool]
+) -> None:
+    """No 500: the binder declines a body it could not read, and FastAPI answers it as it did."""
+    auth = new_player(client)
+    api_path = f"/api/games/{start_as(client, auth)['id']}/moves"
+    board_path = f"/games/{new_game(client, 'quadrangle', 1)}/moves"
+    browser = {
+        "x-csrftoken": csrf(client),
+        "cookie": f"ph_session={client.cookies['ph_session']}",
+        "sec-fetch-site": "same-origin",
+    }
+    answers = []
+    for direct in (True, False):
+        with nullcontext() if direct else fastapi_binding_only(app):
+            answers.append(
+                (
+                    _gone_mid_body(app, api_path, auth, "application/json"),
+                    _gone_mid_body(app, board_path, browser, "application/x-www-form-urlencoded"),
+                )
+            )
+    assert answers[0] == answers[1]
+    assert all(400 <= status < 500 for status in answers[0]), answers  # FastAPI's 422: no body
+    assert taken == [False, False]
 
 
 def _players(app: FastAPI) -> int:

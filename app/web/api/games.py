@@ -7,7 +7,7 @@ import json
 from typing import Annotated
 
 from fastapi import APIRouter, Header, Path, Request
-from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictStr, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictStr
 
 from app.engine import MAX_DEAL, Move
 from app.services.errors import InvalidRequest
@@ -234,7 +234,7 @@ async def bind_play_move(request: Request) -> JSONBytes | None:
         return None
     try:
         body = MoveRequest.model_validate(json.loads(await request.body()))
-    except (ValueError, ValidationError):  # (JSONDecodeError and UnicodeDecodeError too)
+    except Exception:  # not JSON, not a move, or not read (the client went away mid-body)
         return None
     services = services_of(request)
     player = await api_player_id(request, services.players)

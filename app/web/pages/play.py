@@ -256,7 +256,10 @@ async def bind_move(request: Request) -> Response | None:
     dependency ran, for FastAPI's binding and its errors."""
     if media_type(request) != "application/x-www-form-urlencoded":
         return None
-    form = await request.form()  # kept by the request: FastAPI's binding reads it again
+    try:
+        form = await request.form()  # kept by the request: FastAPI's binding reads it again
+    except Exception:  # not read (the client went away mid-body): FastAPI's answer to that
+        return None
     version = form.get("version")
     if not isinstance(version, str) or not _VERSION.fullmatch(version):
         return None
