@@ -131,6 +131,21 @@ def test_the_board_offers_undo_or_end_when_no_move_is_left(client: TestClient) -
     assert state_of(client, game_id)["status"] == "lost"
 
 
+def test_only_the_player_is_offered_undo_or_end_when_no_move_is_left(
+    client: TestClient, app: FastAPI
+) -> None:
+    game_id = new_game(client, "castles-end", 1)
+    assert (
+        post(client, f"/games/{game_id}/moves", {"move": "t1-f1", "version": "0"}).status_code
+        == 200
+    )
+    with TestClient(app, base_url="http://testserver") as other:
+        page = other.get(f"/games/{game_id}")
+    assert page.status_code == 200
+    assert 'id="stuck-title"' not in page.text and "End the game" not in page.text
+    assert 'id="stuck-title"' in client.get(f"/games/{game_id}").text  # the player's own page
+
+
 def test_castles_end_marks_the_base_choices_that_leave_no_move(client: TestClient) -> None:
     game_id = new_game(client, "castles-end", 1)
     page = client.get(f"/games/{game_id}").text
@@ -203,6 +218,9 @@ def test_the_finish_button_plays_every_card_up(app: FastAPI) -> None:
         set_state(app, game_id, position("castles-end", SUITS_DONE, f4=spades, t1="QS", t2="KS"))
         page = browser.get(f"/games/{game_id}").text
         assert "Every card left can go up." in page and f'hx-post="/games/{game_id}/finish"' in page
+        with TestClient(app, base_url="http://testserver") as other:  # the offer is the player's
+            watched = other.get(f"/games/{game_id}").text
+        assert "Every card left can go up." not in watched and "/finish" not in watched
         answer = post(browser, f"/games/{game_id}/finish", {})
         assert answer.status_code == 200
         assert "Finished: 2 cards went up. You won!" in answer.text

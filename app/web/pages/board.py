@@ -283,10 +283,11 @@ def status_context(
         }
     # No legal move left, yet the last step can be undone: the player decides (contract v2).
     # (A spectator's view lists no moves at all: which moves are legal could tell a card drawn
-    # face down for them.)
-    stuck = not view.finished and not view.legal_moves and view.faces is None
+    # face down for them.) Its Undo and End buttons, like the Finish offer, are the player's
+    # alone: anyone else watching would only be refused.
+    stuck = owner and not view.finished and not view.legal_moves and view.faces is None
     traps = [] if view.finished else rules.dead_ends(state, view.legal_moves)
-    finish = None if view.finished else rules.finish_moves(state, view.legal_moves)
+    finish = None if view.finished or not owner else rules.finish_moves(state, view.legal_moves)
     return {
         "game_id": g.id,
         "slug": rules.slug,
