@@ -25,6 +25,7 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 from fastapi.routing import APIRoute, request_response
+from starlette.datastructures import FormData
 from starlette.requests import Request
 from starlette.responses import Response
 
@@ -73,7 +74,7 @@ def media_type(request: Request) -> str:
     return request.headers.get("content-type", "").partition(";")[0].strip().lower()
 
 
-def text_field(form: Any, name: str, max_length: int) -> tuple[bool, str | None]:
+def text_field(form: FormData, name: str, max_length: int) -> tuple[bool, str | None]:
     """A form field as FastAPI reads an optional ``Form(max_length=…)`` text: the last of
     repeated values, an empty one as absent. ``(False, None)`` when it is too long (FastAPI's
     422, so the binder declines)."""

@@ -235,6 +235,8 @@ FORM_CASES: dict[str, tuple[dict[str, str], bool]] = {
     "an illegal move": ({"move": "t5-f1", "version": "0"}, True),
     "a stale version": ({"move": "t5-t9", "version": "7"}, True),
     "leading zeros": ({"move": "t5-t9", "version": "000"}, True),
+    "spaces around the version": ({"move": "t5-t9", "version": " 0 "}, True),
+    "a 20-digit version": ({"move": "t5-t9", "version": "9" * 20}, True),
     "a count that is no number": ({"from": "t5", "to": "t9", "count": "x", "version": "0"}, True),
     "no version": ({"move": "t5-t9"}, False),
     "an empty version": ({"move": "t5-t9", "version": ""}, False),

@@ -247,9 +247,6 @@ async def move(
     return _answer(request, game_id, player, games, view, changed=played.changed, text=text)
 
 
-_VERSION = re.compile(r"[0-9]{1,18}")
-
-
 @binds(move)
 async def bind_move(request: Request) -> Response | None:
     """:func:`move` for the form the board posts (app/web/direct.py); ``None``, before any
@@ -260,8 +257,9 @@ async def bind_move(request: Request) -> Response | None:
         form = await request.form()  # kept by the request: FastAPI's binding reads it again
     except Exception:  # not read (the client went away mid-body): FastAPI's answer to that
         return None
-    version = form.get("version")
-    if not isinstance(version, str) or not _VERSION.fullmatch(version):
+    given = form.get("version")
+    version = _whole_number(given) if isinstance(given, str) else None  # as pydantic's int
+    if version is None:
         return None
     fields = []
     for name, max_length in (("from", 16), ("to", 16), ("count", 6), ("move", 24)):
@@ -274,7 +272,7 @@ async def bind_move(request: Request) -> Response | None:
     players = services.players
     player = await browser_player_id(request, await viewer_id(request, players), players)
     return await move(
-        request, request.path_params["game_id"], player, services.games, int(version),
+        request, request.path_params["game_id"], player, services.games, version,
         from_, to, count or "1", notation,
     )  # fmt: skip
 
