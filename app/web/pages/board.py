@@ -31,21 +31,31 @@ _KIND_NOUN = {
 }
 
 
-@dataclass(frozen=True, slots=True)
-class CardView:
-    """One card as drawn: ``code`` is None for a face-down card, and then nothing else is set."""
+# One card's HTML by (code, language): at most 53 codes (a back is None) in each language.
+_CARD_HTML: dict[tuple[str | None, str], Markup] = {}
 
-    code: str | None
-    suit: str = ""  # c, d, h or s: the CSS class that colours the card and draws its suit
-    rank: str = ""  # the corner index: A 2 … 10 J Q K
-    name: str = ""  # what a screen reader says (a face-down card: the template says so)
 
-    @classmethod
-    def of(cls, code: str | None) -> CardView:
-        if code is None:
-            return cls(None)
-        card = Card.parse(code)
-        return cls(code, code[1].lower(), rank_index(card.rank), card_name(card.face))
+def card_html(code: str | None, lang: str) -> Markup:
+    """One card as drawn, in ``lang``: its suit (the CSS class that colours it and draws its
+    suit), its corner index and the name a screen reader says; a face-down card (``None``) is
+    a back and nothing else. Made once per card and language: a fragment of a fanned pile draws
+    every card of it, and building each card in the template on every move was the largest
+    part of rendering a move's fragment (bench/RESULTS.md, issue 26)."""
+    key = (code, lang)
+    html = _CARD_HTML.get(key)
+    if html is None:
+        with i18n.speaking(lang):
+            if code is None:
+                html = Markup('<li class="b" aria-label="{}"></li>').format(
+                    i18n.gettext("face-down card")
+                )
+            else:
+                card = Card.parse(code)
+                html = Markup('<li class="{}" aria-label="{}">{}</li>').format(
+                    code[1].lower(), card_name(card.face), rank_index(card.rank)
+                )
+        _CARD_HTML[key] = html
+    return html
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,7 +64,7 @@ class PileView:
     kind: str
     fanned: bool
     label: str  # the pile's accessible name, e.g. "Foundation f1 ♣, 5 cards"
-    shown: tuple[CardView, ...]  # what is drawn: every card if fanned, else the top card only
+    cards: Markup  # what is drawn (card_html): every card if fanned, else the top card only
     count: int  # how many cards the pile holds
 
 
@@ -84,6 +94,7 @@ def pile_title(rules: Ruleset, pile_id: str) -> str:
 
 def pile_views(view: GameView, only: tuple[str, ...] | None = None) -> list[PileView]:
     piles = view.piles(only)
+    lang = i18n.current_lang()
     out = []
     for spec in view.rules.layout.piles:
         if only is not None and spec.id not in only:
@@ -115,7 +126,7 @@ def pile_views(view: GameView, only: tuple[str, ...] | None = None) -> list[Pile
                 kind=spec.kind.value,
                 fanned=fanned,
                 label=label,
-                shown=tuple(CardView.of(c) for c in drawn),
+                cards=Markup("").join(card_html(c, lang) for c in drawn),
                 count=count,
             )
         )
