@@ -126,7 +126,8 @@ def pile_views(view: GameView, only: tuple[str, ...] | None = None) -> list[Pile
                 kind=spec.kind.value,
                 fanned=fanned,
                 label=label,
-                cards=Markup("").join(card_html(c, lang) for c in drawn),
+                # Each card is markup already: joined as text, not escaped one by one again.
+                cards=Markup("".join([card_html(c, lang) for c in drawn])),
                 count=count,
             )
         )
