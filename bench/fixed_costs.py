@@ -142,15 +142,12 @@ def layers_of(stack: Any, router: Any) -> list[Any]:
 
 
 def cut(layers: list[Any], inner: Any) -> None:
-    """The innermost layer calls ``inner`` instead of the rest of the app (both ways through
-    the cookie layers, which wrap their own middleware around it for browser routes)."""
+    """The innermost layer calls ``inner`` instead of the rest of the app; the innermost cookie
+    layer both ways (its plain path and the middleware it wraps for browser routes)."""
     last = layers[-1]
     if hasattr(last, "plain"):
         last.plain = inner
-        wrapped = last.wrapped
-        while _next(wrapped) is not None and type(_next(wrapped)).__name__ == "BrowserOnly":
-            wrapped = _next(wrapped)
-        wrapped.app = inner
+        last.wrapped.app = inner
     else:
         last.app = inner
 
@@ -191,7 +188,6 @@ async def middleware_costs(app: Any, args: argparse.Namespace) -> dict[str, Any]
         inner = answering(answer, kind)
         cut(layers, inner)
         statuses: list[int] = []
-
         chain = [*layers, inner]
         await calling(chain[0], scope, body, statuses)()
         if statuses != [200]:
