@@ -99,8 +99,9 @@ class VersionRequest(BaseModel):
     version: whole_between(0, MAX_VERSION) | None = None  # type: ignore[valid-type]
 
 
+IDEMPOTENCY_KEY_MAX = 100  # characters; bind_play_move takes what this declaration takes
 IdempotencyKey = Annotated[
-    str | None, Header(alias="Idempotency-Key", min_length=1, max_length=100)
+    str | None, Header(alias="Idempotency-Key", min_length=1, max_length=IDEMPOTENCY_KEY_MAX)
 ]
 # Any text: an id that names no game is 404 not_found (contract.md), not a malformed request.
 GameId = Annotated[str, Path(description="The game's id (22 URL-safe characters).")]
@@ -230,7 +231,7 @@ async def bind_play_move(request: Request) -> JSONBytes | None:
     if media_type(request) != "application/json":
         return None
     key = request.headers.get("idempotency-key")
-    if key is not None and not 1 <= len(key) <= 100:
+    if key is not None and not 1 <= len(key) <= IDEMPOTENCY_KEY_MAX:
         return None
     try:
         body = MoveRequest.model_validate(json.loads(await request.body()))

@@ -199,6 +199,12 @@ def _played_text(played: Played) -> str:
     return say_all(said)
 
 
+# The board's move form: each text field's longest value, as the route declares it and as
+# bind_move reads it (in this order), and the count when none is given.
+MOVE_FIELDS = {"from": 16, "to": 16, "count": 6, "move": 24}
+ONE_CARD = "1"
+
+
 @router.post("/games/{game_id}/moves")
 async def move(
     request: Request,
@@ -206,10 +212,10 @@ async def move(
     player: BrowserPlayer,
     games: GamesDep,
     version: Annotated[int, Form(ge=0)],
-    from_: Annotated[str | None, Form(alias="from", max_length=16)] = None,
-    to: Annotated[str | None, Form(max_length=16)] = None,
-    count: Annotated[str, Form(max_length=6)] = "1",
-    notation: Annotated[str | None, Form(alias="move", max_length=24)] = None,
+    from_: Annotated[str | None, Form(alias="from", max_length=MOVE_FIELDS["from"])] = None,
+    to: Annotated[str | None, Form(max_length=MOVE_FIELDS["to"])] = None,
+    count: Annotated[str, Form(max_length=MOVE_FIELDS["count"])] = ONE_CARD,
+    notation: Annotated[str | None, Form(alias="move", max_length=MOVE_FIELDS["move"])] = None,
 ) -> Response:
     """On the event loop (issue 26): the move and its auto-moves wait for the database
     without a thread (``Games.play_async``), and the fragment is rendered inline. What reads
@@ -262,7 +268,7 @@ async def bind_move(request: Request) -> Response | None:
     if version is None:
         return None
     fields = []
-    for name, max_length in (("from", 16), ("to", 16), ("count", 6), ("move", 24)):
+    for name, max_length in MOVE_FIELDS.items():
         ok, value = text_field(form, name, max_length)
         if not ok:
             return None
@@ -273,7 +279,7 @@ async def bind_move(request: Request) -> Response | None:
     player = await browser_player_id(request, await viewer_id(request, players), players)
     return await move(
         request, request.path_params["game_id"], player, services.games, version,
-        from_, to, count or "1", notation,
+        from_, to, count or ONE_CARD, notation,
     )  # fmt: skip
 
 
