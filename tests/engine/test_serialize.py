@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from app.engine import GAMES, CorruptState, Move, dumps, get_ruleset, loads
+from app.engine import GAMES, CorruptState, Move, State, dumps, get_ruleset, loads
+from app.engine.cards import RANKS, SUITS
 
 DEAL = Move("stock", "waste")
 
@@ -24,6 +25,24 @@ def test_face_down_cards_keep_their_side() -> None:
     restored = loads(text)
     assert restored == state
     assert sum(c < 0 for pile in restored.piles for c in pile) == 55
+
+
+def _code(face: int) -> str:
+    return RANKS[face % 13] + SUITS[face // 13]
+
+
+@pytest.mark.parametrize("card", [*range(52), *(~face for face in range(52))])
+def test_every_card_value_has_its_documented_text(card: int) -> None:
+    """Each of the 104 values a pile can hold: its face's code, the suit lower-cased when it
+    lies face down; and back again."""
+    face = card if card >= 0 else ~card
+    text = _code(face) if card >= 0 else _code(face)[0] + _code(face)[1].lower()
+    rest = [c for c in range(52) if c != face]  # so that the state holds a whole game
+    piles = len(get_ruleset("corners").pile_ids)
+    state = State("corners", ((card,), tuple(rest)) + ((),) * (piles - 2))
+    stored = dumps(state)
+    assert stored == f"1:corners:0:{text},{''.join(map(_code, rest))}" + "," * (piles - 2)
+    assert loads(stored) == state
 
 
 def test_a_game_in_play_with_redeals_used_round_trips() -> None:
