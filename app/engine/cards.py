@@ -54,6 +54,11 @@ def code_of(card: int) -> str:
     return RANKS[card % 13] + SUITS[card // 13]
 
 
+# What a player is shown of each value a pile can hold: a face's code, nothing of a face-down
+# card. Every answer shows every pile, so this is looked up rather than built card by card.
+SHOWN: dict[int, str | None] = {c: code_of(c) for c in range(52)} | {~c: None for c in range(52)}
+
+
 def label_of(card: int) -> str:
     """How a player reads the card in a message, e.g. ``10♦``."""
     return RANK_LABELS[card % 13] + SUIT_SYMBOLS[card // 13]

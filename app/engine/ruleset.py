@@ -15,7 +15,7 @@ from enum import StrEnum
 from typing import NoReturn
 
 from app.engine import assist, words
-from app.engine.cards import code_of
+from app.engine.cards import SHOWN, code_of
 from app.engine.deals import DEVELOPMENT_KEY, canonical_deck, check_deal_number, shuffled
 from app.engine.errors import IllegalMove, InvalidMove
 from app.engine.layout import Layout, PileKind
@@ -204,13 +204,14 @@ class Ruleset(ABC):
         This is the only view the web layer may render while a game is being played.
         """
         view: dict[str, ShownPile] = {}
+        shown = SHOWN.__getitem__
         for pid, pile in zip(self.pile_ids, state.piles):
             if only is not None and pid not in only:
                 continue
             if pid == "stock":
                 view[pid] = ShownPile.counted(len(pile))
             else:
-                view[pid] = ShownPile.of([code_of(c) if c >= 0 else None for c in pile])
+                view[pid] = ShownPile(tuple(map(shown, pile)), len(pile))
         return view
 
     def full_view(self, state: State) -> dict[str, list[str]]:

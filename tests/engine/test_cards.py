@@ -7,6 +7,7 @@ import pytest
 from app.engine import Card
 from app.engine.cards import (
     RANKS,
+    SHOWN,
     SUITS,
     code_of,
     face,
@@ -72,3 +73,9 @@ def test_succ_and_pred_wrap_as_the_rules_define() -> None:
 def test_cards_order_and_hash_as_values() -> None:
     assert Card.parse("2C") < Card.parse("3C")
     assert len({Card.parse("AS"), Card(1, 3)}) == 1
+
+
+def test_a_viewer_is_shown_each_face_and_nothing_of_a_face_down_card() -> None:
+    face_up = {face: code_of(face) for face in range(52)}
+    face_down = {~face: None for face in range(52)}
+    assert face_up | face_down == SHOWN
