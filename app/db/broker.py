@@ -30,6 +30,7 @@ import logging
 import threading
 import time
 from collections import deque
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -47,6 +48,10 @@ NOTIFY_IDS = 500  # ids per NOTIFY at most (a payload stays far below PostgreSQL
 QUEUE_SIZE = 256  # events a subscriber may fall behind by before it is dropped
 RECENT_MOST = 4096  # delivered ids remembered against a second delivery
 RETRY_MOST = 10_000  # announced events kept to read again after a failed read
+# Subscribers offered an event between two turns of the event loop. Each one offered wakes its
+# stream, which renders and sends within the same turn: a thousand at once held every move of
+# that process behind them (bench/RESULTS.md, the streams flood).
+FANOUT_SLICE = 64
 
 
 @dataclass(frozen=True)
@@ -132,6 +137,9 @@ class InProcessBroker:
         self._tasks: list[asyncio.Task[Any]] = []
         self._recent: set[int] = set()  # ids delivered lately, so none is delivered twice
         self._recent_order: deque[int] = deque()
+        # One paced delivery at a time (the dispatcher's and a reconnection's catch-up), so
+        # that no subscriber gets a later event before an earlier one.
+        self._delivering = asyncio.Lock()
 
     # -- life -----------------------------------------------------------------------------
 
@@ -211,12 +219,26 @@ class InProcessBroker:
                 await asyncio.sleep(0.2)
                 continue
             retry.clear()
-            self.deliver(rows)
+            await self.deliver_paced(rows)
 
     async def _read(self, ids: list[int]) -> list[EventRow]:
         return await asyncio.to_thread(read_events, self.engine, ids)
 
     def deliver(self, rows: list[EventRow]) -> None:
+        """Offers ``rows`` to their rooms' subscribers, all at once."""
+        for _ in self._offering(rows):
+            pass
+
+    async def deliver_paced(self, rows: list[EventRow]) -> None:
+        """:meth:`deliver`, letting the event loop serve everything else (moves) after every
+        :data:`FANOUT_SLICE` subscribers. Each subscriber still gets the rows in order."""
+        async with self._delivering:
+            for _ in self._offering(rows):
+                await asyncio.sleep(0)
+
+    def _offering(self, rows: list[EventRow]) -> Iterator[None]:
+        """Offers the rows; yields after every FANOUT_SLICE offers."""
+        offered = 0
         for row in rows:
             if row.id in self._recent:  # read twice: by a catch-up and a retried read
                 continue
@@ -226,8 +248,12 @@ class InProcessBroker:
                 self._recent.discard(self._recent_order.popleft())
             self.last_id = max(self.last_id, row.id)
             for sub in list(self.rooms.get(row.room, ())):
+                if offered == FANOUT_SLICE:
+                    yield
+                    offered = 0
                 sub.offer(row)
                 self.delivered += 1
+                offered += 1
 
 
 class PostgresBroker(InProcessBroker):
@@ -380,7 +406,7 @@ class PostgresBroker(InProcessBroker):
         if not self.rooms:
             return
         rows = await asyncio.to_thread(read_events_after, self.engine, self.last_id)
-        self.deliver(rows)
+        await self.deliver_paced(rows)
 
 
 def make_broker(engine: Engine) -> InProcessBroker:

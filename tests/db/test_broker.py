@@ -8,11 +8,13 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable, Iterator
 from datetime import UTC, datetime
+from itertools import pairwise
 
 import pytest
 from sqlalchemy import Engine, insert
 
 from app.db.broker import (
+    FANOUT_SLICE,
     Dropped,
     EventRow,
     InProcessBroker,
@@ -244,6 +246,37 @@ def test_a_slow_subscriber_is_dropped_not_waited_for() -> None:
         assert (await fine.get()).id == 257
         broker.unsubscribe(slow)
         assert broker.subscribers == 2
+
+    run(scenario())
+
+
+def test_a_paced_delivery_lets_the_loop_turn_between_slices_of_subscribers() -> None:
+    """Many subscribers of a room: the dispatcher offers an event to FANOUT_SLICE of them, lets
+    the event loop serve whatever else is ready (moves), then the next slice; every subscriber
+    still gets every event, in order, and two paced deliveries never interleave."""
+
+    async def scenario() -> None:
+        broker = InProcessBroker(engine=None)  # type: ignore[arg-type]  # no reads here
+        subs = [broker.subscribe("ROOMAA") for _ in range(3 * FANOUT_SLICE + 5)]
+        offered_at_each_turn: list[int] = []
+        loop = asyncio.get_running_loop()
+        ticking = True
+
+        def tick() -> None:  # once a turn of the loop: how many offers were made by then
+            offered_at_each_turn.append(broker.delivered)
+            if ticking:
+                loop.call_soon(tick)
+
+        loop.call_soon(tick)
+        first = [EventRow(1, "ROOMAA", "room", "{}"), EventRow(2, "ROOMAA", "room", "{}")]
+        second = [EventRow(3, "ROOMAA", "room", "{}")]
+        await asyncio.gather(broker.deliver_paced(first), broker.deliver_paced(second))
+        ticking = False
+        steps = [b - a for a, b in pairwise(offered_at_each_turn)]
+        assert max(steps) == FANOUT_SLICE  # never more offers than a slice in one turn
+        assert broker.delivered == 3 * len(subs)
+        for sub in subs:
+            assert [sub.queue.get_nowait().id for _ in range(3)] == [1, 2, 3]
 
     run(scenario())
 
