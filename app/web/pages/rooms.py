@@ -50,6 +50,7 @@ from app.web.http.ratelimit import limit_costly
 from app.web.pages.board import GameHeader, pile_views, status_context
 from app.web.pages.templating import csrf_token, render, templates
 from app.web.state import services_of
+from app.web.turns import Pacer
 
 router = APIRouter(tags=["rooms"], include_in_schema=False)  # pages: left out of the API schema
 
@@ -119,6 +120,7 @@ _CSRF_SLOT_BYTES = CSRF_SLOT.encode()
 class _LoopCache:
     rooms: LRUCache[tuple[str, int], asyncio.Future[RoomView]]
     html: LRUCache[tuple[Any, ...], bytes]
+    turns: Pacer
 
 
 class LiveFragments:
@@ -130,6 +132,9 @@ class LiveFragments:
     """
 
     EVENTS = 256  # recent events kept; a stream far behind reads again (and is counted)
+    # Streams that go on, once their event's room is read, in one turn of the event loop
+    # (app/web/turns.py): the moves of the worker run between the slices.
+    STREAMS_PER_TURN = 64
 
     def __init__(self, rooms: Rooms) -> None:
         self.rooms = rooms
@@ -149,13 +154,21 @@ class LiveFragments:
             return last[1]
         cache = self._loops.get(loop)
         if cache is None:
-            cache = _LoopCache(LRUCache(self.EVENTS), LRUCache(self.EVENTS * 8))
+            cache = _LoopCache(
+                LRUCache(self.EVENTS), LRUCache(self.EVENTS * 8), Pacer(self.STREAMS_PER_TURN)
+            )
             self._loops[loop] = cache
         self._last = (weakref.ref(loop), cache)
         return cache
 
     async def room_at(self, code: str, event_id: int) -> RoomView:
-        """The room as read for event ``event_id`` (once for every stream of this process)."""
+        """The room as read for event ``event_id`` (once for every stream of this process),
+        handed to the streams waiting for it a slice a turn."""
+        room = await self._room_at(code, event_id)
+        await self._here().turns.turn()
+        return room
+
+    async def _room_at(self, code: str, event_id: int) -> RoomView:
         cache = self._here()
         key = (code, event_id)
         pending = cache.rooms.get(key)

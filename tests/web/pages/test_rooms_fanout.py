@@ -138,6 +138,40 @@ def test_a_progress_event_is_rendered_once_for_every_stream(
     assert len(set(htmls)) == 1 and "racer" in htmls[0]
 
 
+def test_the_streams_waiting_for_a_room_read_go_on_a_slice_a_turn(
+    app: FastAPI, room: dict[str, Any], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Once an event's room is read, the streams that waited for it render and send a slice
+    at a time (app/web/turns.py), so that the worker's moves run between the slices; each
+    stream still gets its fragment."""
+    monkeypatch.setattr(LiveFragments, "STREAMS_PER_TURN", 4)
+    rooms = app.state.services.rooms
+    opened = rooms.get(room["code"])
+    renderers = [html_events(_request(app, None), rooms, opened) for _ in range(STREAMS)]
+    event = rooms.events_after(room["code"], 0)[-1]
+
+    async def everyone() -> list[int]:
+        loop = asyncio.get_running_loop()
+        turn = 0
+
+        def tick() -> None:  # once a turn of the loop
+            nonlocal turn
+            turn += 1
+            loop.call_soon(tick)
+
+        loop.call_soon(tick)
+
+        async def one(render: Any) -> int:
+            assert data_of(await render(event))
+            return turn
+
+        return await asyncio.gather(*(one(render) for render in renderers))
+
+    turns = run(everyone())
+    per_turn = {t: turns.count(t) for t in set(turns)}
+    assert max(per_turn.values()) == 4 and sum(per_turn.values()) == STREAMS
+
+
 def test_a_failed_room_read_is_not_kept(
     app: FastAPI, room: dict[str, Any], monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -1,0 +1,55 @@
+"""Turns of the event loop, handed out a few tasks at a time.
+
+A room event wakes every html stream of a process at once: they all await the one read of the
+room (app/web/pages/rooms.py, :class:`LiveFragments`), and when it comes in, asyncio runs all of
+them, each rendering and sending its copy, in a single turn of the loop. With a thousand
+streams that turn lasted ~15 ms (``bench/fanout.py --turns``), and every move of the worker
+that became ready meanwhile (its request read, its database answer in) waited behind it. A
+:class:`Pacer` lets ``per_turn`` tasks on each turn, in the order they asked, so that whatever
+else is ready runs between the slices.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections import deque
+
+
+class Pacer:
+    """At most ``per_turn`` callers of :meth:`turn` go on in one turn of the event loop; the
+    others wait, first come first served, for the next turns. Belongs to one event loop."""
+
+    def __init__(self, per_turn: int) -> None:
+        if per_turn < 1:
+            raise ValueError("per_turn must be at least 1")
+        self.per_turn = per_turn
+        self._granted = 0  # callers let on this turn; > 0 means _next_turn is scheduled
+        self._waiting: deque[asyncio.Future[None]] = deque()
+
+    async def turn(self) -> None:
+        """Returns at once while this turn has room and nobody waits; otherwise on a later
+        turn, after those who asked before."""
+        if self._granted < self.per_turn and not self._waiting:
+            if self._granted == 0:
+                asyncio.get_running_loop().call_soon(self._next_turn)
+            self._granted += 1
+            return
+        waiter = asyncio.get_running_loop().create_future()
+        self._waiting.append(waiter)
+        await waiter  # cancelled: _next_turn skips it
+
+    def _next_turn(self) -> None:
+        self._granted = 0
+        waiting = self._waiting
+        while waiting and self._granted < self.per_turn:
+            waiter = waiting.popleft()
+            if not waiter.done():
+                waiter.set_result(None)  # its task runs on the next turn
+                self._granted += 1
+        if self._granted:
+            # Scheduled after the wake-ups just made: the next slice goes once they have run.
+            asyncio.get_running_loop().call_soon(self._next_turn)
+
+    @property
+    def waiting(self) -> int:
+        return len(self._waiting)

@@ -1,0 +1,84 @@
+"""The pacer of app/web/turns.py: a few tasks a turn of the event loop, first come first served.
+
+Turns are counted by a ticker task that re-schedules itself with ``call_soon`` (one tick a
+turn), so no clock is involved."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from app.web.turns import Pacer
+from tests.aio import run
+
+
+class Ticker:
+    """Counts the event loop's turns: its callback runs once a turn and schedules the next."""
+
+    def __init__(self) -> None:
+        self.turn = 0
+        self.loop = asyncio.get_running_loop()
+        self.loop.call_soon(self._tick)
+
+    def _tick(self) -> None:
+        self.turn += 1
+        self.loop.call_soon(self._tick)
+
+
+def test_a_lone_caller_goes_on_at_once() -> None:
+    async def scenario() -> tuple[int, int]:
+        ticker = Ticker()
+        pacer = Pacer(4)
+        before = ticker.turn
+        await pacer.turn()
+        return before, ticker.turn
+
+    before, after = run(scenario())
+    assert after == before  # no turn passed
+
+
+def test_a_crowd_goes_on_a_slice_a_turn_in_the_order_it_asked() -> None:
+    async def scenario() -> list[tuple[int, int]]:
+        ticker = Ticker()
+        pacer = Pacer(8)
+        went: list[tuple[int, int]] = []
+
+        async def one(n: int) -> None:
+            await pacer.turn()
+            went.append((n, ticker.turn))
+
+        await asyncio.gather(*(one(n) for n in range(50)))
+        assert pacer.waiting == 0
+        return went
+
+    went = run(scenario())
+    assert [n for n, _ in went] == list(range(50))  # first come, first served
+    per_turn: dict[int, int] = {}
+    for _, turn in went:
+        per_turn[turn] = per_turn.get(turn, 0) + 1
+    assert max(per_turn.values()) == 8  # never more than the slice in one turn
+    assert len(per_turn) == 7  # 50 callers, 8 a turn
+
+
+def test_a_cancelled_waiter_takes_no_place() -> None:
+    async def scenario() -> list[int]:
+        pacer = Pacer(1)
+        went: list[int] = []
+
+        async def one(n: int) -> None:
+            await pacer.turn()
+            went.append(n)
+
+        tasks = [asyncio.create_task(one(n)) for n in range(4)]
+        await asyncio.sleep(0)  # all four have asked: one went on, three wait
+        tasks[1].cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+        return went
+
+    assert run(scenario()) == [0, 2, 3]
+
+
+def test_a_slice_has_room_for_one_at_least() -> None:
+    with pytest.raises(ValueError):
+        Pacer(0)
