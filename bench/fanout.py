@@ -6,13 +6,19 @@
 whole picture, but 75 s a run and noisy. This measures the part that grows with the streams:
 the app from ``create_app`` (every middleware, the lifespan running, production's paths) is
 called directly as an ASGI application, without uvicorn or sockets, against a fresh PostgreSQL
-database. It opens ``--streams`` ``view=html`` event streams of one room (as a browser's
-EventSource does, a spectator each), then has API players join and leave the room
-``--events`` times, one change at a time, and waits each time until every stream has read the
-change's event. For each event it takes the wall time from the change's answer to the last
-stream's read, and the process's CPU time over that fan-out divided by the streams: what one
-event costs per stream (PostgreSQL's own CPU is not counted; the room is read once per event
-whatever the streams). It prints the medians and p90s over the events.
+database. It opens ``--streams`` ``view=html`` (or, ``--view json``, JSON) event streams of one
+room (as a browser's EventSource does, a spectator each), then has API players join and leave
+the room ``--events`` times, one change at a time, and waits each time until every stream has
+read the change's event. For each event it takes the wall time from the change's answer to the
+last stream's read, and the process's CPU time over that fan-out divided by the streams: what
+one event costs per stream (PostgreSQL's own CPU is not counted; the room is read once per
+event whatever the streams). It prints the medians and p90s over the events.
+
+With ``--turns``, a probe task also times every turn of the event loop during each fan-out
+(it awaits ``asyncio.sleep(0)`` over and over: each wait is one turn, everything that was ready
+before it ran first): the longest turn is how long a move that became ready meanwhile (its
+request read, its database answer in) waited behind the streams before it could go on. The
+probe's own turns add a little to the CPU figure, so it is off by default.
 
 Without sockets, uvicorn's own share (its ``send``, the transport's write) is not in these
 figures; with them (``bench/floods.py``) an event took about 0.13 ms a stream on 2026-11-27.
@@ -38,6 +44,22 @@ from app_cpu import Client, in_process
 
 DEFAULT_DB = "postgresql+psycopg://postgres@127.0.0.1:5432/ph_bench_fanout"
 _EVENT_ID = re.compile(rb"^id: ?([0-9]+)\r?$", re.MULTILINE)
+
+
+class Turns:
+    """The event loop's turns while ``running`` is set: the longest one per fan-out (ms)."""
+
+    def __init__(self) -> None:
+        self.running = asyncio.Event()
+        self.longest = 0.0
+
+    async def probe(self) -> None:
+        while True:
+            await self.running.wait()
+            started = time.perf_counter()
+            await asyncio.sleep(0)
+            if self.running.is_set():
+                self.longest = max(self.longest, 1000 * (time.perf_counter() - started))
 
 
 class Streams:
@@ -124,10 +146,12 @@ async def measure(args: argparse.Namespace) -> dict[str, Any]:
             # The opening of streams is metered (a few at a time): refused ones try again.
             wanted = min(4, args.streams - streams.opened)
             opened = await asyncio.gather(
-                *(stream(app, path, b"view=html", streams) for _ in range(wanted))
+                *(stream(app, path, f"view={args.view}".encode(), streams) for _ in range(wanted))
             )
             streams.refused += opened.count(False)
         inside: set[int] = set()
+        turns = Turns()
+        prober = asyncio.create_task(turns.probe()) if args.turns else None
         for n in range(args.warmup + args.events):
             who = 1 + n % 7
             verb = "leave" if who in inside else "join"
@@ -136,19 +160,25 @@ async def measure(args: argparse.Namespace) -> dict[str, Any]:
             status, answer = await players[who].call(verb, "POST", f"/api/rooms/{code}/{verb}")
             assert status == 200, answer
             answered = time.perf_counter()
+            turns.longest = 0.0
+            turns.running.set()
             inside.symmetric_difference_update({who})
             while not any(i > seen for i in streams.complete):
                 streams.changed.clear()
                 await asyncio.wait_for(streams.changed.wait(), timeout=30)
             done = max(t for i, t in streams.complete.items() if i > seen)
+            turns.running.clear()
             cpu = time.process_time() - cpu0
             if n >= args.warmup:
                 costs.append(
                     {
                         "fan-out ms": 1000 * (done - answered),
                         "CPU us per stream": 1e6 * cpu / args.streams,
+                        "longest turn ms": turns.longest,
                     }
                 )
+        if prober is not None:
+            prober.cancel()
         streams.closing.set()
         await asyncio.sleep(0.5)  # the streams see their disconnect and end
 
@@ -159,14 +189,21 @@ async def measure(args: argparse.Namespace) -> dict[str, Any]:
             "p90": round(values[int(0.9 * (len(values) - 1))], 1),
         }
 
+    turns_figures = (
+        {"longest turn of the event loop per fan-out, ms": summary("longest turn ms")}
+        if args.turns
+        else {}
+    )
     return {
         "streams": args.streams,
+        "view": args.view,
         "events": len(costs),
         "openings refused and retried": streams.refused,
         "fan-out ms (change answered -> every stream has read it)": summary("fan-out ms"),
         "CPU us per stream per event (the change's own handling included)": summary(
             "CPU us per stream"
         ),
+        **turns_figures,
     }
 
 
@@ -175,6 +212,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--streams", type=int, default=500, help="html event streams of a room")
     parser.add_argument("--events", type=int, default=30, help="measured joins and leaves")
     parser.add_argument("--warmup", type=int, default=5, help="joins and leaves before")
+    parser.add_argument(
+        "--view",
+        choices=("html", "json"),
+        default="html",
+        help="the streams' view: html fragments (one room read per event) or JSON",
+    )
+    parser.add_argument(
+        "--turns", action="store_true", help="time the event loop's turns during each fan-out"
+    )
     parser.add_argument("--database-url", default=DEFAULT_DB, help="dropped and recreated")
     parser.add_argument("--log", type=Path, default=Path(os.devnull), help="the app's log lines")
     args = parser.parse_args(argv)
