@@ -49,8 +49,8 @@ QUEUE_SIZE = 256  # events a subscriber may fall behind by before it is dropped
 RECENT_MOST = 4096  # delivered ids remembered against a second delivery
 RETRY_MOST = 10_000  # announced events kept to read again after a failed read
 # Subscribers offered an event between two turns of the event loop. Each one offered wakes its
-# stream, which renders and sends within the same turn: a thousand at once held every move of
-# that process behind them (bench/RESULTS.md, the streams flood).
+# stream, which renders and sends within the same turn: 500 at once made a turn of 14–18 ms
+# that every move of the process waited behind (bench/RESULTS.md, the fan-out a slice a turn).
 FANOUT_SLICE = 64
 
 

@@ -17,7 +17,7 @@ FORMAT = "1"
 
 
 def dumps(state: State) -> str:
-    # Every move writes its whole state: one table lookup a card (a quarter of the time of
+    # Every move writes its whole state: one table lookup a card (under a third of the time of
     # building each code, bench/RESULTS.md).
     text = _TEXT.__getitem__
     piles = ",".join(["".join(map(text, pile)) for pile in state.piles])

@@ -2,9 +2,10 @@
 
 A room event wakes every html stream of a process at once: they all await the one read of the
 room (app/web/pages/rooms.py, :class:`LiveFragments`), and when it comes in, asyncio runs all of
-them, each rendering and sending its copy, in a single turn of the loop. With a thousand
-streams that turn lasted ~15 ms (``bench/fanout.py --turns``), and every move of the worker
-that became ready meanwhile (its request read, its database answer in) waited behind it. A
+them, each rendering and sending its copy, in a single turn of the loop. With 500 streams in a
+process (a worker's share of a thousand) that turn lasted 14–18 ms (``bench/fanout.py
+--turns``), and every move of the worker that became ready meanwhile (its request read, its
+database answer in) waited behind it. A
 :class:`Pacer` lets ``per_turn`` tasks on each turn, in the order they asked, so that whatever
 else is ready runs between the slices.
 """
