@@ -27,7 +27,7 @@ from app.db.broker import (
 )
 from app.db.models import Event
 from app.db.session import make_engine
-from tests.aio import run
+from tests.aio import Turns, run
 from tests.migrated import migrated_sqlite
 
 
@@ -259,19 +259,11 @@ def test_a_paced_delivery_lets_the_loop_turn_between_slices_of_subscribers() -> 
         broker = InProcessBroker(engine=None)  # type: ignore[arg-type]  # no reads here
         subs = [broker.subscribe("ROOMAA") for _ in range(3 * FANOUT_SLICE + 5)]
         offered_at_each_turn: list[int] = []
-        loop = asyncio.get_running_loop()
-        ticking = True
-
-        def tick() -> None:  # once a turn of the loop: how many offers were made by then
-            offered_at_each_turn.append(broker.delivered)
-            if ticking:
-                loop.call_soon(tick)
-
-        loop.call_soon(tick)
+        turns = Turns(lambda: offered_at_each_turn.append(broker.delivered))
         first = [EventRow(1, "ROOMAA", "room", "{}"), EventRow(2, "ROOMAA", "room", "{}")]
         second = [EventRow(3, "ROOMAA", "room", "{}")]
         await asyncio.gather(broker.deliver_paced(first), broker.deliver_paced(second))
-        ticking = False
+        turns.stop()
         steps = [b - a for a, b in pairwise(offered_at_each_turn)]
         assert max(steps) == FANOUT_SLICE  # never more offers than a slice in one turn
         assert broker.delivered == 3 * len(subs)

@@ -1,7 +1,7 @@
 """The pacer of app/web/turns.py: a few tasks a turn of the event loop, first come first served.
 
-Turns are counted by a ticker task that re-schedules itself with ``call_soon`` (one tick a
-turn), so no clock is involved."""
+Turns are counted by tests/aio.py's ``Turns`` (a callback once a turn), so no clock is
+involved."""
 
 from __future__ import annotations
 
@@ -10,29 +10,17 @@ import asyncio
 import pytest
 
 from app.web.turns import Pacer
-from tests.aio import run
-
-
-class Ticker:
-    """Counts the event loop's turns: its callback runs once a turn and schedules the next."""
-
-    def __init__(self) -> None:
-        self.turn = 0
-        self.loop = asyncio.get_running_loop()
-        self.loop.call_soon(self._tick)
-
-    def _tick(self) -> None:
-        self.turn += 1
-        self.loop.call_soon(self._tick)
+from tests.aio import Turns, run
 
 
 def test_a_lone_caller_goes_on_at_once() -> None:
     async def scenario() -> tuple[int, int]:
-        ticker = Ticker()
+        turns = Turns()
         pacer = Pacer(4)
-        before = ticker.turn
+        before = turns.count
         await pacer.turn()
-        return before, ticker.turn
+        turns.stop()
+        return before, turns.count
 
     before, after = run(scenario())
     assert after == before  # no turn passed
@@ -40,15 +28,16 @@ def test_a_lone_caller_goes_on_at_once() -> None:
 
 def test_a_crowd_goes_on_a_slice_a_turn_in_the_order_it_asked() -> None:
     async def scenario() -> list[tuple[int, int]]:
-        ticker = Ticker()
+        turns = Turns()
         pacer = Pacer(8)
         went: list[tuple[int, int]] = []
 
         async def one(n: int) -> None:
             await pacer.turn()
-            went.append((n, ticker.turn))
+            went.append((n, turns.count))
 
         await asyncio.gather(*(one(n) for n in range(50)))
+        turns.stop()
         assert pacer.waiting == 0
         return went
 

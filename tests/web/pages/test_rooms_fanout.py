@@ -21,7 +21,7 @@ from app.web.deps import SESSION_PLAYER
 from app.web.http.csrf import session_token
 from app.web.pages.rooms import LiveFragments, html_events, live_context
 from app.web.pages.templating import templates
-from tests.aio import run
+from tests.aio import Turns, run
 
 STREAMS = 30
 
@@ -151,21 +151,15 @@ def test_the_streams_waiting_for_a_room_read_go_on_a_slice_a_turn(
     event = rooms.events_after(room["code"], 0)[-1]
 
     async def everyone() -> list[int]:
-        loop = asyncio.get_running_loop()
-        turn = 0
-
-        def tick() -> None:  # once a turn of the loop
-            nonlocal turn
-            turn += 1
-            loop.call_soon(tick)
-
-        loop.call_soon(tick)
+        turns = Turns()
 
         async def one(render: Any) -> int:
             assert data_of(await render(event))
-            return turn
+            return turns.count
 
-        return await asyncio.gather(*(one(render) for render in renderers))
+        went = await asyncio.gather(*(one(render) for render in renderers))
+        turns.stop()
+        return went
 
     turns = run(everyone())
     per_turn = {t: turns.count(t) for t in set(turns)}
