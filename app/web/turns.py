@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 from collections import deque
+from typing import Any
 
 
 class Pacer:
@@ -30,14 +31,41 @@ class Pacer:
     async def turn(self) -> None:
         """Returns at once while this turn has room and nobody waits; otherwise on a later
         turn, after those who asked before."""
-        if self._granted < self.per_turn and not self._waiting:
-            if self._granted == 0:
-                asyncio.get_running_loop().call_soon(self._next_turn)
-            self._granted += 1
+        if self._has_room():
+            self._grant()
             return
         waiter = asyncio.get_running_loop().create_future()
         self._waiting.append(waiter)
         await waiter  # cancelled: _next_turn skips it
+
+    async def after(self, future: asyncio.Future[Any]) -> None:
+        """Waits until ``future`` is done, then for a turn as :meth:`turn` does, without
+        waking in between: the many tasks that wait for one future are queued as it completes
+        (a few microseconds each), not all woken in one turn."""
+        waiter = asyncio.get_running_loop().create_future()
+
+        def queue(_: asyncio.Future[Any]) -> None:
+            if waiter.done():
+                return  # the waiting task was cancelled
+            if self._has_room():
+                self._grant()
+                waiter.set_result(None)
+            else:
+                self._waiting.append(waiter)
+
+        future.add_done_callback(queue)
+        try:
+            await waiter  # cancelled: _next_turn skips it
+        finally:
+            future.remove_done_callback(queue)
+
+    def _has_room(self) -> bool:
+        return self._granted < self.per_turn and not self._waiting
+
+    def _grant(self) -> None:
+        if self._granted == 0:
+            asyncio.get_running_loop().call_soon(self._next_turn)
+        self._granted += 1
 
     def _next_turn(self) -> None:
         self._granted = 0

@@ -68,6 +68,41 @@ def test_a_cancelled_waiter_takes_no_place() -> None:
     assert run(scenario()) == [0, 2, 3]
 
 
+def test_the_waiters_of_a_future_go_on_a_slice_a_turn_once_it_is_done() -> None:
+    """``after``: many tasks wait for one future; none wakes before it is done, then they go
+    on a slice a turn in the order they asked, one cancelled meanwhile taking no place."""
+
+    async def scenario() -> tuple[list[int], dict[int, int], bool]:
+        pacer = Pacer(8)
+        done: asyncio.Future[str] = asyncio.get_running_loop().create_future()
+        went: list[int] = []
+        turns = Turns()
+
+        async def one(n: int) -> int:
+            await pacer.after(done)
+            went.append(n)
+            return turns.count
+
+        tasks = [asyncio.create_task(one(n)) for n in range(40)]
+        for _ in range(5):
+            await asyncio.sleep(0)
+        woken_early = bool(went)
+        tasks[3].cancel()
+        done.set_result("room")
+        results = await asyncio.gather(*tasks, return_exceptions=True)
+        turns.stop()
+        per_turn: dict[int, int] = {}
+        for turn in results:
+            if isinstance(turn, int):
+                per_turn[turn] = per_turn.get(turn, 0) + 1
+        return went, per_turn, woken_early
+
+    went, per_turn, woken_early = run(scenario())
+    assert not woken_early
+    assert went == [n for n in range(40) if n != 3]
+    assert max(per_turn.values()) == 8 and sum(per_turn.values()) == 39
+
+
 def test_a_slice_has_room_for_one_at_least() -> None:
     with pytest.raises(ValueError):
         Pacer(0)

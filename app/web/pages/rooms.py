@@ -163,18 +163,14 @@ class LiveFragments:
 
     async def room_at(self, code: str, event_id: int) -> RoomView:
         """The room as read for event ``event_id`` (once for every stream of this process),
-        handed to the streams waiting for it a slice a turn."""
-        room = await self._room_at(code, event_id)
-        await self._here().turns.turn()
-        return room
-
-    async def _room_at(self, code: str, event_id: int) -> RoomView:
+        handed to the streams waiting for it a slice a turn (app/web/turns.py)."""
         cache = self._here()
         key = (code, event_id)
         pending = cache.rooms.get(key)
         if pending is not None:
             try:
-                return await asyncio.shield(pending)
+                await cache.turns.after(pending)  # never cancels the read itself
+                return pending.result()
             except asyncio.CancelledError:
                 if not pending.cancelled():
                     raise  # this stream was cancelled, not the read
