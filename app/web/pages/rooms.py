@@ -38,6 +38,7 @@ from app.services.rooms.feed import EventRow
 from app.services.rooms.rooms import Rooms
 from app.services.rooms.views import RoomView, normalize_code
 from app.services.statuses import RaceStatus, RoomStatus
+from app.web import i18n
 from app.web.deps import (
     SESSION_PLAYER,
     BrowserPlayer,
@@ -216,6 +217,9 @@ def html_events(
     are shared with the other streams of the process (:class:`LiveFragments`)."""
     viewer = request.session.get(SESSION_PLAYER)
     viewer = viewer if isinstance(viewer, str) else None
+    # The stream's language, fixed at its opening: a fragment is shared by the streams of one
+    # language only, and made in it whichever stream's task comes to it first.
+    lang = i18n.lang_of_scope(request.scope)
     state = {"may_watch": live_context(room, viewer)["may_watch"]}
     cards = GAMES[room.game].cards
     live = templates.env.get_template("components/room_live.html")
@@ -224,12 +228,19 @@ def html_events(
     csrf = str(Markup.escape(csrf_token(request))).encode()
     code = room.code
 
+    def progress(row: EventRow, may_watch: bool) -> bytes:
+        with i18n.speaking(lang):
+            return sse_event(row, racer_row(cards, json.loads(row.data), may_watch, code))
+
+    def live_event(row: EventRow, context: dict[str, Any]) -> bytes:
+        with i18n.speaking(lang):
+            return sse_event(row, live.render({**context, "oob": True, "csrf": Markup(CSRF_SLOT)}))
+
     async def render_row(row: EventRow) -> bytes:
         if row.kind == "progress":
             may_watch = state["may_watch"]
             return fragments.fragment(
-                (code, row.id, "progress", may_watch),
-                lambda: sse_event(row, racer_row(cards, json.loads(row.data), may_watch, code)),
+                (code, row.id, "progress", lang, may_watch), lambda: progress(row, may_watch)
             )
         now = await fragments.room_at(code, row.id)
         context = live_context(now, viewer)
@@ -240,18 +251,14 @@ def html_events(
             code,
             row.id,
             "live",
+            lang,
             context["member"],
             context["my_game"],
             context["may_watch"],
             context["can_join"],
             context["can_start"],
         )
-        shared = fragments.fragment(
-            variant,
-            lambda: sse_event(
-                row, live.render({**context, "oob": True, "csrf": Markup(CSRF_SLOT)})
-            ),
-        )
+        shared = fragments.fragment(variant, lambda: live_event(row, context))
         return shared.replace(_CSRF_SLOT_BYTES, csrf)
 
     return render_row

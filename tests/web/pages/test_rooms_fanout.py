@@ -19,6 +19,7 @@ from starlette.requests import Request
 from app.services.rooms.feed import EventRow
 from app.web.deps import SESSION_PLAYER
 from app.web.http.csrf import session_token
+from app.web.i18n import speaking
 from app.web.pages.rooms import LiveFragments, html_events, live_context
 from app.web.pages.templating import templates
 from tests.aio import Turns, run
@@ -39,9 +40,10 @@ def data_of(event: bytes) -> str:
     return "\n".join(line.removeprefix("data: ") for line in lines if line.startswith("data: "))
 
 
-def _request(app: FastAPI, player: str | None) -> Request:
+def _request(app: FastAPI, player: str | None, accept_language: str = "en") -> Request:
     session: dict[str, Any] = {} if player is None else {SESSION_PLAYER: player}
-    return Request({"type": "http", "app": app, "session": session, "headers": []})
+    headers = [(b"accept-language", accept_language.encode())]
+    return Request({"type": "http", "app": app, "session": session, "headers": headers})
 
 
 @pytest.fixture()
@@ -111,6 +113,43 @@ def test_many_html_streams_of_a_room_cost_one_read_and_one_render_per_variant(
     later = EventRow(id=event.id + 1_000_000, room=code, kind="room", data="{}")
     run(everyone(later))
     assert reads == [code]
+
+
+def test_each_stream_gets_the_events_in_its_own_language(
+    app: FastAPI, room: dict[str, Any], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The streams of one room share their renders by language too: a French spectator beside
+    an English one gets the room and a racer's progress in French, whoever rendered first."""
+    rooms = app.state.services.rooms
+    opened = rooms.get(room["code"])
+    langs = ["en", "fr", "en", "de", "fr"]
+    requests = [_request(app, None, accept_language=lang) for lang in langs]
+    renderers = [html_events(request, rooms, opened) for request in requests]
+    fragments: LiveFragments = app.state.live_fragments
+    before = fragments.renders
+    event = rooms.events_after(room["code"], 0)[-1]
+    progress = EventRow(
+        id=2_000_000_001,
+        room=room["code"],
+        kind="progress",
+        data=json.dumps(
+            {"player": "racer", "game": "g1", "moves": 1, "foundation_cards": 2, "status": "won"}
+        ),
+    )
+
+    async def everyone(row: EventRow) -> list[str]:
+        return [data_of(e) for e in await asyncio.gather(*(r(row) for r in renderers))]
+
+    live = templates.env.get_template("components/room_live.html")
+    now = rooms.get(room["code"])
+    for lang, request, html in zip(langs, requests, run(everyone(event)), strict=True):
+        with speaking(lang):
+            token = session_token(request.session)
+            assert html == live.render({**live_context(now, None), "oob": True, "csrf": token})
+    racers = run(everyone(progress))
+    assert racers[0] == racers[2] and racers[1] == racers[4]
+    assert len({racers[0], racers[1], racers[3]}) == 3  # English, French, German
+    assert fragments.renders - before == 6  # three languages, two events
 
 
 def test_a_progress_event_is_rendered_once_for_every_stream(
