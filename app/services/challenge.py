@@ -153,6 +153,13 @@ class Challenges:
             raise
         return view
 
+    def ready(self, slug: str) -> bool:
+        """Whether today's challenge of ``slug`` can be started: a fresh certified deal is
+        left for it (the page offers no button that could only be refused)."""
+        check_game(slug)
+        with self.sessions() as db:
+            return pool.has_fresh(db, slug)
+
     @staticmethod
     def _refuse_second(db: Session, player_id: str, slug: str, day: date) -> None:
         found = db.scalar(

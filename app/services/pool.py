@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import logging
 from datetime import datetime
 
 from sqlalchemy import Select, exists, func, insert, select
@@ -27,6 +28,8 @@ from sqlalchemy.orm import Session
 from app.db.models import CompetitionDeal, DealVerdict, Game
 from app.engine import GAMES
 from app.services.errors import NoCertifiedDeals
+
+log = logging.getLogger(__name__)
 
 CHALLENGE = "challenge"
 EVENT = "event"
@@ -45,6 +48,11 @@ def _fresh(slug: str) -> Select[int, int | None, str | None]:
 
 def _par(par: int | None, text: str | None) -> int:
     return par if par is not None else len((text or "").split())
+
+
+def has_fresh(db: Session, slug: str) -> bool:
+    """Whether a draw of ``slug`` can find a fresh certified deal now."""
+    return db.execute(_fresh(slug).limit(1)).first() is not None
 
 
 def fresh_deals(db: Session, slug: str) -> list[tuple[int, int]]:
@@ -84,12 +92,17 @@ def claim(
         if found is None:
             found = db.execute(_fresh(slug).limit(1)).first()
         if found is None:
-            name = GAMES[slug].name
+            # The operator's fix, in the log; the player is told what it means for them.
+            log.warning(
+                "no fresh certified %s deal is left for competitions: certify more with "
+                "python -m app.cli certify --game %s --count N",
+                slug,
+                slug,
+            )
             raise NoCertifiedDeals(
-                "No fresh certified %(name)s deal is left for competitions; an operator "
-                "certifies more (python -m app.cli certify --game %(slug)s --count N).",
-                name=name,
-                slug=slug,
+                "No %(name)s deal is ready for competitions just now: try again later, or "
+                "another game.",
+                name=GAMES[slug].name,
             )
         deal, par = found[0], _par(found[1], found[2])
         try:

@@ -4,6 +4,7 @@ the deal sealed until the day ends — against a scout with a second account."""
 
 from __future__ import annotations
 
+import logging
 from contextlib import closing
 from datetime import timedelta
 from typing import Any
@@ -203,6 +204,17 @@ def test_the_challenge_page_plays_and_shows_standings_and_streak(
         assert client.get("/daily/no-such-game/challenge").status_code == 404
 
 
+def test_the_challenge_page_offers_no_game_its_pool_cannot_deal(client: TestClient) -> None:
+    """With no fresh certified deal left (no test certifies a Patriarchs deal), the page says
+    so instead of offering a button that could only be refused."""
+    page = client.get("/daily/patriarchs/challenge")
+    assert page.status_code == 200
+    assert "Play today's challenge" not in page.text
+    assert "Today's challenge is not ready yet" in page.text
+    german = client.get("/daily/patriarchs/challenge?lang=de")
+    assert "Die heutige Herausforderung ist noch nicht bereit" in german.text
+
+
 def player_id(app: FastAPI, game: dict[str, Any]) -> str:
     with app.state.services.sessions() as db:
         found = db.scalar(select(Challenge.player_id).where(Challenge.game_id == game["id"]))
@@ -219,11 +231,16 @@ def test_streak_of_counts_unbroken_days() -> None:
 
 
 def test_no_fresh_deal_left_is_a_clear_conflict(
-    app: FastAPI, api: TestClient, monkeypatch: pytest.MonkeyPatch
+    app: FastAPI, api: TestClient, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
 ) -> None:
     me = new_player(api)
     # No test certifies a Patriarchs deal: its pool is empty.
-    answer = api.post("/api/daily/patriarchs", headers=me)
+    with caplog.at_level(logging.WARNING, logger="app.services.pool"):
+        answer = api.post("/api/daily/patriarchs", headers=me)
     assert error_code(answer, 409) == "no_certified_deals"
+    # The player is told what it means for them; the operator's command is in the log.
+    message = answer.json()["error"]["message"]
+    assert "try again later" in message and "python -m" not in message
+    assert "python -m app.cli certify --game patriarchs" in caplog.text
     assert error_code(api.post("/api/daily/no-such-game", headers=me), 422) == "invalid_request"
     assert api.get(f"/api/daily/{GAME}/standings", params={"date": "soon"}).status_code == 422

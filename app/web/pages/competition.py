@@ -67,6 +67,7 @@ def challenge_page(
     standings = challenges.standings(game, _day(date))
     mine = challenges.status(viewer)[game]
     context = {
+        "ready": mine.your_game is not None or challenges.ready(game),
         "rules": GAMES[game],
         "slug": game,
         "standings": standings,
