@@ -252,6 +252,21 @@ def test_post_games_refuses_bad_forms(client: TestClient, game: str, deal: str) 
     assert "location" not in response.headers
 
 
+@pytest.mark.parametrize(
+    ("deal", "said"),
+    [("9" * 26, "Deal numbers run from 1 to 9,007,199,254,740,991."),
+     ("twenty-six characters long", "A deal number is a whole number.")],
+)  # fmt: skip
+def test_a_long_deal_number_gets_the_same_words_as_a_short_one(
+    client: TestClient, deal: str, said: str
+) -> None:
+    """A number typed far too long is refused as any number out of range is, in words, not
+    with the form's field length."""
+    response = browser_post(client, "/games", {"game": "corners", "deal": deal})
+    assert response.status_code == 422
+    assert said in response.text and "characters" not in response.text
+
+
 # -- playing in the browser ------------------------------------------------------------------------
 
 

@@ -59,7 +59,7 @@ from app.web.words import (
 )
 
 router = APIRouter(include_in_schema=False)  # pages: left out of the API schema
-_DIGITS = re.compile(r"[0-9]{1,20}")
+_DIGITS = re.compile(r"[0-9]{1,200}")  # a form field is at most 200 characters
 
 BOARD_FLASH = "board"  # session key: what the no-JavaScript board says after a redirect
 DEAL = "deal"  # the move form's "deal" button: deal from the stock, or redeal when that is due
@@ -73,7 +73,7 @@ def start(
     solver: SolverDep,
     accounts: AccountsDep,
     game: Annotated[str, Form(max_length=64)],
-    deal: Annotated[str, Form(max_length=20)] = "",
+    deal: Annotated[str, Form(max_length=200)] = "",  # longer numbers get the range message
     winnable: Annotated[str, Form(max_length=8)] = "",
 ) -> Response:
     """A new game: rated, of a deal number (casual), or of a deal from the certified pool of
