@@ -365,6 +365,30 @@ def test_my_games_lists_games_in_progress_and_finished(client: TestClient) -> No
     assert f'href="/games/{playing}"' in home and "Carry on where you left off" in home
 
 
+@pytest.mark.parametrize(
+    ("lang", "column", "verb"),
+    [
+        ("en", "Deal", None),
+        ("de", "Spiel Nr.", "Austeilen"),
+        ("fr", "Donne", "Distribuer"),
+        ("es", "Reparto", "Repartir"),
+    ],
+)
+def test_my_games_heads_the_deal_column_with_the_noun(
+    client: TestClient, lang: str, column: str, verb: str | None
+) -> None:
+    """The column of deal numbers is "the deal" (pgettext), not the verb of the Deal button."""
+    new_game(client, "patriarchs", 11)
+    done = new_game(client, "corners", 12)
+    assert post(client, f"/games/{done}/resign", {}).status_code == 200
+    page = client.get(f"/my-games?lang={lang}").text
+    heads = re.findall(r"<th>([^<]*)</th>", page)
+    assert heads.count(column) == 2, heads
+    assert verb is None or verb not in heads
+    # The buttons and action links of the tables never break inside a word on a phone.
+    assert page.count('<td class="act">') == 2
+
+
 def test_the_end_of_a_game_offers_what_next(client: TestClient) -> None:
     game_id = new_game(client, "quadrangle", 9)
     answer = post(client, f"/games/{game_id}/resign", {})
