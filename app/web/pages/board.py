@@ -237,6 +237,18 @@ def moves_data(view: GameView, traps: Sequence[Move] = ()) -> Markup:
     return htmlsafe_json_dumps(data, separators=(",", ":"))
 
 
+def game_over_text(home: int, cards: int, moves: str) -> str:
+    """How far a lost game got. The count of cards home is the message's plural: "1 carte sur
+    52 a atteint les fondations", never "1 cartes … ont" (French is singular for 0 and 1)."""
+    return i18n.say_n(
+        "%(n)s of %(cards)s cards reached the foundations in %(moves)s.",
+        "%(n)s of %(cards)s cards reached the foundations in %(moves)s.",
+        home,
+        cards=i18n.number(cards),
+        moves=moves,
+    )
+
+
 def status_context(
     view: GameView,
     owner: bool = True,
@@ -285,12 +297,7 @@ def status_context(
             "text": (
                 i18n.say("%(moves)s in %(time)s.", moves=moves, time=clock_text(elapsed))
                 if won
-                else i18n.say(
-                    "%(home)s of %(cards)s cards reached the foundations in %(moves)s.",
-                    home=rules.on_foundations(state),
-                    cards=rules.cards,
-                    moves=moves,
-                )
+                else game_over_text(rules.on_foundations(state), rules.cards, moves)
             ),
         }
     # No legal move left, yet the last step can be undone: the player decides (contract v2).

@@ -80,10 +80,12 @@ def win_rate_chart(key: str, won: Sequence[bool]) -> Chart:
         )
         for i in steps
     )
-    text = i18n.say(
-        "%(wins)s wins in %(n)s finished rated games. Win rate %(said)s.",
-        wins=wins,
-        n=n,
+    # Two counts, each its own plural: "1 victoire en 1 partie classée terminée".
+    text = i18n.say_n(
+        "%(wins)s in %(n)s finished rated game. Win rate %(said)s.",
+        "%(wins)s in %(n)s finished rated games. Win rate %(said)s.",
+        n,
+        wins=i18n.say_n("%(n)s win", "%(n)s wins", wins),
         said=said,
     )
     return Chart(key, title, text, _svg(key, title, text, body))

@@ -18,6 +18,9 @@ from fastapi.testclient import TestClient
 
 from app.engine import GAMES, Move, State, get_ruleset
 from app.engine.cards import face
+from app.web import i18n
+from app.web.pages.board import game_over_text
+from app.web.pages.templating import templates
 from tests.web.support import GAME_SLUGS, new_game, post
 
 HX = {"HX-Request": "true"}
@@ -365,6 +368,30 @@ def test_my_games_lists_games_in_progress_and_finished(client: TestClient) -> No
     assert f'href="/games/{playing}"' in home and "Carry on where you left off" in home
 
 
+@pytest.mark.parametrize(
+    ("lang", "column", "verb"),
+    [
+        ("en", "Deal", None),
+        ("de", "Spiel Nr.", "Austeilen"),
+        ("fr", "Donne", "Distribuer"),
+        ("es", "Reparto", "Repartir"),
+    ],
+)
+def test_my_games_heads_the_deal_column_with_the_noun(
+    client: TestClient, lang: str, column: str, verb: str | None
+) -> None:
+    """The column of deal numbers is "the deal" (pgettext), not the verb of the Deal button."""
+    new_game(client, "patriarchs", 11)
+    done = new_game(client, "corners", 12)
+    assert post(client, f"/games/{done}/resign", {}).status_code == 200
+    page = client.get(f"/my-games?lang={lang}").text
+    heads = re.findall(r"<th>([^<]*)</th>", page)
+    assert heads.count(column) == 2, heads
+    assert verb is None or verb not in heads
+    # The buttons and action links of the tables never break inside a word on a phone.
+    assert page.count('<td class="act">') == 2
+
+
 def test_the_end_of_a_game_offers_what_next(client: TestClient) -> None:
     game_id = new_game(client, "quadrangle", 9)
     answer = post(client, f"/games/{game_id}/resign", {})
@@ -375,6 +402,57 @@ def test_the_end_of_a_game_offers_what_next(client: TestClient) -> None:
     assert 'href="/deal/quadrangle/9" data-share>Share this deal' in html
     # The game is over, so every card is shown again: the whole board comes back.
     assert html.count('hx-swap-oob="true"') == len(GAMES["quadrangle"].pile_ids) + 1
+
+
+@pytest.mark.parametrize(
+    ("lang", "one", "two"),
+    [
+        (
+            "fr",
+            "1 carte sur 52 a atteint les fondations en 2 coups.",
+            "2 cartes sur 52 ont atteint les fondations en 2 coups.",
+        ),
+        (
+            "de",
+            "1 von 52 Karten kam auf die Fundamente (2 Züge).",
+            "2 von 52 Karten kamen auf die Fundamente (2 Züge).",
+        ),
+        (
+            "es",
+            "1 de 52 cartas llegó a las fundaciones en 2 jugadas.",
+            "2 de 52 cartas llegaron a las fundaciones en 2 jugadas.",
+        ),
+        (
+            "en",
+            "1 of 52 cards reached the foundations in 2 moves.",
+            "2 of 52 cards reached the foundations in 2 moves.",
+        ),
+    ],
+)
+def test_the_end_of_a_lost_game_counts_the_cards_home_in_the_right_number(
+    lang: str, one: str, two: str
+) -> None:
+    """ "1 cartes sur 52 ont atteint…" was a walk's find: the count home is a plural message."""
+    with i18n.speaking(lang):
+        moves = i18n.say_n("%(n)s move", "%(n)s moves", 2)
+        assert game_over_text(1, 52, moves) == one
+        assert game_over_text(2, 52, moves) == two
+    with i18n.speaking("fr"):
+        assert game_over_text(0, 104, "0 coup").startswith("0 carte sur 104 a atteint")
+
+
+def test_a_racers_progress_counts_the_cards_home_in_the_right_number() -> None:
+    racer = templates.env.get_template("components/racer.html").module.racer  # type: ignore[attr-defined]
+
+    def label(n: int) -> str:
+        r = {"player": "ann", "game": "g1", "moves": 3, "foundation_cards": n, "status": "lost"}
+        return re.findall(r'aria-label="([^"]*)"', str(racer(r, 52, False, "ROOM")))[0]
+
+    with i18n.speaking("fr"):
+        assert label(1) == "ann : 1 carte sur 52 dans les fondations"
+        assert label(2) == "ann : 2 cartes sur 52 dans les fondations"
+    with i18n.speaking("de"):
+        assert label(1) == "ann: 1 von 52 Karten auf den Fundamenten"
 
 
 # -- pages around the board, assets, weight ------------------------------------------------

@@ -9,6 +9,7 @@ from fastapi.testclient import TestClient
 from sqlalchemy import update
 
 from app.db.models import Game
+from app.web import i18n
 from app.web.pages.charts import moves_histogram, streak_chart, win_rate_chart
 from tests.web.support import finish_deal, new_game, post
 
@@ -70,6 +71,18 @@ def test_the_charts_say_their_facts_in_words() -> None:
     assert hist.text == "3 wins by moves — 10 moves: 2; 12 moves: 1."
     assert '<title id="m-t">' in hist.svg and '<desc id="m-d">' in hist.svg
     assert win_rate_chart("x", []).svg == ""
+
+
+def test_the_win_rate_in_words_counts_one_win_and_one_game_in_the_singular() -> None:
+    assert win_rate_chart("r", [True]).text.startswith("1 win in 1 finished rated game.")
+    with i18n.speaking("fr"):
+        said = win_rate_chart("r", [False]).text
+        assert said.startswith("0 victoire en 1 partie classée terminée."), said
+        said = win_rate_chart("r", [True, True]).text
+        assert said.startswith("2 victoires en 2 parties classées terminées."), said
+    with i18n.speaking("de"):
+        said = win_rate_chart("r", [True]).text
+        assert said.startswith("1 Sieg in 1 beendeten gewerteten Partie."), said
 
 
 def test_a_win_is_summed_up_against_the_deals_records_and_the_players_own(
