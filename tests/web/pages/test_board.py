@@ -446,7 +446,8 @@ def test_a_racers_progress_counts_the_cards_home_in_the_right_number() -> None:
 
     def label(n: int) -> str:
         r = {"player": "ann", "game": "g1", "moves": 3, "foundation_cards": n, "status": "lost"}
-        return re.findall(r'aria-label="([^"]*)"', str(racer(r, 52, False, "ROOM")))[0]
+        found: list[str] = re.findall(r'aria-label="([^"]*)"', str(racer(r, 52, False, "ROOM")))
+        return found[0]
 
     with i18n.speaking("fr"):
         assert label(1) == "ann : 1 carte sur 52 dans les fondations"
