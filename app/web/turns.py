@@ -5,9 +5,8 @@ room (app/web/pages/rooms.py, :class:`LiveFragments`), and when it comes in, asy
 them, each rendering and sending its copy, in a single turn of the loop. With 500 streams in a
 process (a worker's share of a thousand) that turn lasted 14–18 ms (``bench/fanout.py
 --turns``), and every move of the worker that became ready meanwhile (its request read, its
-database answer in) waited behind it. A
-:class:`Pacer` lets ``per_turn`` tasks on each turn, in the order they asked, so that whatever
-else is ready runs between the slices.
+database answer in) waited behind it. A :class:`Pacer` lets ``per_turn`` of the waiting tasks
+on each turn, in the order they asked, so that whatever else is ready runs between the slices.
 """
 
 from __future__ import annotations
@@ -18,30 +17,21 @@ from typing import Any
 
 
 class Pacer:
-    """At most ``per_turn`` callers of :meth:`turn` go on in one turn of the event loop; the
-    others wait, first come first served, for the next turns. Belongs to one event loop."""
+    """At most ``per_turn`` of the tasks waiting in :meth:`after` go on in one turn of the event
+    loop; the others wait, first come first served, for the next turns. Belongs to one event
+    loop."""
 
     def __init__(self, per_turn: int) -> None:
         if per_turn < 1:
             raise ValueError("per_turn must be at least 1")
         self.per_turn = per_turn
-        self._granted = 0  # callers let on this turn; > 0 means _next_turn is scheduled
+        self._granted = 0  # tasks let on this turn; > 0 means _next_turn is scheduled
         self._waiting: deque[asyncio.Future[None]] = deque()
 
-    async def turn(self) -> None:
-        """Returns at once while this turn has room and nobody waits; otherwise on a later
-        turn, after those who asked before."""
-        if self._has_room():
-            self._grant()
-            return
-        waiter = asyncio.get_running_loop().create_future()
-        self._waiting.append(waiter)
-        await waiter  # cancelled: _next_turn skips it
-
     async def after(self, future: asyncio.Future[Any]) -> None:
-        """Waits until ``future`` is done, then for a turn as :meth:`turn` does, without
-        waking in between: the many tasks that wait for one future are queued as it completes
-        (a few microseconds each), not all woken in one turn."""
+        """Waits until ``future`` is done, then for a turn with room, after the tasks queued
+        before, without waking in between: the many tasks that wait for one future are queued
+        as it completes (a few microseconds each), not all woken in one turn."""
         waiter = asyncio.get_running_loop().create_future()
 
         def queue(_: asyncio.Future[Any]) -> None:
