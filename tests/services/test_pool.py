@@ -3,6 +3,7 @@ claim that gives a deal to one player only."""
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 
@@ -15,7 +16,7 @@ from app.db.models import CompetitionDeal, DealVerdict, Game
 from app.engine import DEVELOPMENT_KEY, RULES_VERSION
 from app.services.errors import NoCertifiedDeals
 from app.services.players import create_player
-from app.services.pool import CHALLENGE, claim, fresh_deals, pick
+from app.services.pool import CHALLENGE, claim, fresh_deals, has_fresh, pick
 from tests.migrated import sqlite_sessions
 
 NOW = datetime(2026, 11, 23, 20, 0, tzinfo=UTC)
@@ -81,7 +82,9 @@ def draw(sessions: sessionmaker[Session], player_id: str, label: str) -> tuple[i
                      kind=CHALLENGE, sealed_until=UNTIL, stamp=NOW)  # fmt: skip
 
 
-def test_a_claim_gives_each_deal_to_one_player(sessions: sessionmaker[Session]) -> None:
+def test_a_claim_gives_each_deal_to_one_player(
+    sessions: sessionmaker[Session], caplog: pytest.LogCaptureFixture
+) -> None:
     players = [player(sessions, f"claim-{n}") for n in range(5)]
     drawn = [draw(sessions, p, f"corners|2026-11-23|{p}") for p in players]
     assert sorted(deal for deal, _ in drawn) == [10, 11, 12, 14, 15]  # all but uncertified 13
@@ -89,10 +92,12 @@ def test_a_claim_gives_each_deal_to_one_player(sessions: sessionmaker[Session]) 
     with sessions() as db:
         claims = dict(db.execute(select(CompetitionDeal.deal, CompetitionDeal.player_id)).all())
         assert claims == {deal: p for (deal, _), p in zip(drawn, players, strict=True)}
-        assert fresh_deals(db, "corners") == []
-    with pytest.raises(NoCertifiedDeals) as none_left:
+        assert fresh_deals(db, "corners") == [] and not has_fresh(db, "corners")
+    with pytest.raises(NoCertifiedDeals) as none_left, caplog.at_level(logging.WARNING):
         draw(sessions, players[0], "one more")
-    assert "certify --game corners" in none_left.value.message
+    # The player is told to come back; the operator reads in the log how to refill the pool.
+    assert "try again later" in none_left.value.message
+    assert "python -m app.cli certify --game corners" in caplog.text
 
 
 def test_a_label_draws_the_same_deal_while_it_is_fresh(sessions: sessionmaker[Session]) -> None:
