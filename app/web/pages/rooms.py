@@ -198,13 +198,17 @@ class LiveFragments:
         future.set_result(room)
         return room
 
-    def fragment(self, key: tuple[Any, ...], make: Callable[[], bytes]) -> bytes:
+    def fragment(self, key: tuple[Any, ...], lang: str, make: Callable[[], bytes]) -> bytes:
+        """The fragment ``key`` in ``lang``, made once (in that language, whichever stream's
+        task comes to it first) for every stream of the process that shows it."""
         cache = self._here()
+        key = (lang, *key)
         html = cache.html.get(key)
         if html is None:
             self.renders += 1
             LIVE_RENDERS.inc()
-            html = make()
+            with i18n.speaking(lang):
+                html = make()
             cache.html[key] = html
         return html
 
@@ -217,9 +221,7 @@ def html_events(
     are shared with the other streams of the process (:class:`LiveFragments`)."""
     viewer = request.session.get(SESSION_PLAYER)
     viewer = viewer if isinstance(viewer, str) else None
-    # The stream's language, fixed at its opening: a fragment is shared by the streams of one
-    # language only, and made in it whichever stream's task comes to it first.
-    lang = i18n.lang_of_scope(request.scope)
+    lang = i18n.lang_of_scope(request.scope)  # the stream's, fixed at its opening
     state = {"may_watch": live_context(room, viewer)["may_watch"]}
     cards = GAMES[room.game].cards
     live = templates.env.get_template("components/room_live.html")
@@ -228,19 +230,13 @@ def html_events(
     csrf = str(Markup.escape(csrf_token(request))).encode()
     code = room.code
 
-    def progress(row: EventRow, may_watch: bool) -> bytes:
-        with i18n.speaking(lang):
-            return sse_event(row, racer_row(cards, json.loads(row.data), may_watch, code))
-
-    def live_event(row: EventRow, context: dict[str, Any]) -> bytes:
-        with i18n.speaking(lang):
-            return sse_event(row, live.render({**context, "oob": True, "csrf": Markup(CSRF_SLOT)}))
-
     async def render_row(row: EventRow) -> bytes:
         if row.kind == "progress":
             may_watch = state["may_watch"]
             return fragments.fragment(
-                (code, row.id, "progress", lang, may_watch), lambda: progress(row, may_watch)
+                (code, row.id, "progress", may_watch),
+                lang,
+                lambda: sse_event(row, racer_row(cards, json.loads(row.data), may_watch, code)),
             )
         now = await fragments.room_at(code, row.id)
         context = live_context(now, viewer)
@@ -251,14 +247,19 @@ def html_events(
             code,
             row.id,
             "live",
-            lang,
             context["member"],
             context["my_game"],
             context["may_watch"],
             context["can_join"],
             context["can_start"],
         )
-        shared = fragments.fragment(variant, lambda: live_event(row, context))
+        shared = fragments.fragment(
+            variant,
+            lang,
+            lambda: sse_event(
+                row, live.render({**context, "oob": True, "csrf": Markup(CSRF_SLOT)})
+            ),
+        )
         return shared.replace(_CSRF_SLOT_BYTES, csrf)
 
     return render_row
