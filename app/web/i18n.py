@@ -18,7 +18,7 @@ from datetime import date, datetime
 from functools import cache, lru_cache
 from io import BytesIO
 from typing import Any
-from urllib.parse import parse_qs
+from urllib.parse import parse_qs, urlsplit
 
 from babel import Locale, negotiate_locale
 from babel.dates import format_date, format_datetime
@@ -96,19 +96,29 @@ def _header(scope: Scope, name: bytes) -> str:
     return ""
 
 
+def _asked(query: bytes) -> str | None:
+    """The language a query string asks for (``lang=``), if it is one of ours."""
+    if b"lang=" not in query:
+        return None
+    asked = parse_qs(query.decode("latin-1")).get("lang", [""])[0]
+    return asked if asked in LANGS else None
+
+
 def lang_of_scope(scope: Scope) -> str:
-    """The request's language: ``?lang=`` (the links of ``hreflang``), the account's choice,
-    the ``lang`` cookie, ``Accept-Language``, else English."""
+    """The request's language: ``?lang=`` (the links of ``hreflang``; for a page's own htmx
+    requests, the page's), the account's choice, the ``lang`` cookie, ``Accept-Language``,
+    else English."""
     state = scope.get("state")
     account = state.get("account_prefs") if isinstance(state, dict) else None
     cached = state.get("ph_lang") if isinstance(state, dict) else None
     if cached is not None and cached[0] == account:
         return str(cached[1])
-    lang = None
-    query = scope.get("query_string") or b""
-    if b"lang=" in query:
-        asked = parse_qs(query.decode("latin-1")).get("lang", [""])[0]
-        lang = asked if asked in LANGS else None
+    lang = _asked(scope.get("query_string") or b"")
+    if lang is None:
+        # A page opened by a ``?lang=`` link speaks that language in its own requests too
+        # (its moves, hints and parts loaded later): htmx sends the page's address with each.
+        page = _header(scope, b"hx-current-url")
+        lang = _asked(urlsplit(page).query.encode("latin-1")) if "lang=" in page else None
     lang = lang or pref_lang(account)
     if lang is None:
         cookie = cookie_parser(_header(scope, b"cookie")).get(LANG_COOKIE, "")

@@ -540,3 +540,44 @@ def test_validation_messages_follow_the_language(api: TestClient) -> None:
         assert not english_left(said[lang], lang, also=api_words), (lang, said[lang])
     long_name = api.get("/api/players/" + "x" * 65, headers={"Accept-Language": "es"}).json()
     assert "como máximo 64 caracteres" in long_name["error"]["message"], long_name
+
+
+def test_a_page_opened_in_another_language_speaks_it_in_its_own_requests(
+    client: TestClient,
+) -> None:
+    """A page opened by a ``?lang=`` link (the alternates) is answered in that language by
+    everything it asks for later — its moves' fragments, the parts it loads — as htmx sends the
+    page's address with each request; a request from a page without one keeps the player's."""
+    game_id = new_game(client, "corners", 5)
+    page = client.get(f"/games/{game_id}?lang=de", headers={"Accept-Language": "en"})
+    assert '<html lang="de">' in page.text
+    from_page = {"HX-Current-URL": f"http://testserver/games/{game_id}?lang=de"}
+    resigned = client.post(
+        f"/games/{game_id}/resign",
+        data={"csrftoken": csrf(client)},
+        headers={"HX-Request": "true", "Accept-Language": "en", **from_page},
+    )
+    assert resigned.status_code == 200 and resigned.headers["content-language"] == "de"
+    assert "Aufgeben" not in resigned.text and "Spiel" in resigned.text
+    board = client.get(f"/games/{game_id}", headers={"Accept-Language": "en"})
+    analysis = re.search(r'hx-get="([^"]+/analysis[^"]*)"', board.text)
+    assert analysis is not None
+    for current, lang in ((from_page["HX-Current-URL"], "de"), (f"/games/{game_id}", "en")):
+        part = client.get(
+            analysis[1],
+            headers={"HX-Request": "true", "Accept-Language": "en", "HX-Current-URL": current},
+        )
+        assert part.status_code == 200 and part.headers["content-language"] == lang
+    # A language that is not one of ours in the page's address changes nothing.
+    odd_page = {"HX-Current-URL": f"/games/{game_id}?lang=xx", "Accept-Language": "fr"}
+    odd = client.get(analysis[1], headers=odd_page)
+    assert odd.headers["content-language"] == "fr"
+
+
+def test_a_rooms_live_parts_speak_the_language_of_its_page(client: TestClient) -> None:
+    """The room's event stream (EventSource sends no page address) is opened in the language
+    the page was shown in."""
+    code = post(client, "/rooms", {"game": "corners", "deal": "3"}, htmx=False).headers["location"]
+    room = client.get(f"{code}?lang=es", headers={"Accept-Language": "en"}).text
+    stream = re.search(r'sse-connect="([^"]+)"', room)
+    assert stream is not None and markup.unescape(stream[1]).endswith("&lang=es")
