@@ -12,11 +12,14 @@ run fails if one does not. Then it times Castle's End hints (``--hints`` deals, 
 deal and after every 10th move of a winning line) against the target p95 ≤ 0.3 s. It prints
 Markdown tables for bench/RESULTS.md.
 
-With ``--follow N`` it plays deals 1..N of each game three ways (issue #22): by following
-hints (visible cards only; exact hints continue their kept winning line, as the service does)
-from the deal to the end, by a greedy player, and it gives the full-knowledge verdict; it
-reports each win rate and the hints' share of the winnable deals they win. ``--follow-nodes``
-is the hint's node budget where cards are hidden (the service's is larger: see RESULTS.md).
+With ``--follow N`` it plays deals ``--first``..N of each game three ways (issue #22): by
+following hints (visible cards only; exact hints continue their kept winning line, as the
+service does) from the deal to the end, by a greedy player, and it gives the full-knowledge
+verdict; it reports each win rate, the hints' share of the winnable deals they win, the cards
+each put home, and on how many deals the hints did better and worse than greedy play, with a
+two-sided sign test: by wins, or by cards home in a game where neither wins a deal.
+``--follow-nodes`` is the hint's node budget where cards are hidden (the service's is larger:
+see RESULTS.md).
 ``--analysis N`` times the analysis of N greedy games per game (Castle's End and Corners).
 
 Targets (issue #11): Castle's End and Corners fully decided, Patriarchs ≥ 90% decided, Castle's
@@ -26,6 +29,7 @@ End hint p95 ≤ 0.3 s, ≥ 100k positions/s for every game but Quadruple Interc
 from __future__ import annotations
 
 import argparse
+import math
 import os
 import platform
 import statistics
@@ -116,14 +120,43 @@ def bench_hints(deals: int, nodes: int) -> list[float]:
     return times
 
 
-def greedy_game(state: State, cap: int = 1_000) -> bool:
+@dataclass(frozen=True)
+class Played:
+    """How a game played from the deal ended: won or not, and how many cards went home
+    (what tells two players apart in a game that neither wins)."""
+
+    won: bool
+    home: int
+    searched: int = 0  # hints that needed a search
+
+
+def cards_home(state: State) -> int:
+    rules = get_ruleset(state.game)
+    return sum(len(state.piles[i]) for i in rules.foundations)
+
+
+def _played(state: State, searched: int = 0) -> Played:
+    return Played(get_ruleset(state.game).is_won(state), cards_home(state), searched)
+
+
+def sign_test(more: int, fewer: int) -> float:
+    """Two-sided exact sign test: the chance of a split at least this uneven between ``more``
+    and ``fewer`` if either player were as likely to come out ahead on a deal (ties left out)."""
+    n = more + fewer
+    if n == 0:
+        return 1.0
+    tail = sum(math.comb(n, k) for k in range(min(more, fewer) + 1)) / (1 << n)
+    return min(1.0, 2 * tail)
+
+
+def greedy_game(state: State, cap: int = 1_000) -> Played:
     """A simple greedy player: a card to a foundation (never off one), else a tableau or
     reserve move to a position not seen before, else a deal, else a redeal."""
     rules = get_ruleset(state.game)
     seen = {state}
     for _ in range(cap):
         if rules.is_won(state):
-            return True
+            break
         legal = rules.legal_moves(state)
         home = [m for m in legal if m.target.startswith("f") and not m.source.startswith("f")]
         other = [m for m in legal if not m.target.startswith("f") and m.source != "stock"]
@@ -136,13 +169,13 @@ def greedy_game(state: State, cap: int = 1_000) -> bool:
                 state = after
                 break
         else:
-            return False
-    return rules.is_won(state)
+            break
+    return _played(state)
 
 
-def hint_game(state: State, nodes: int, cap: int = 600) -> tuple[bool, int]:
+def hint_game(state: State, nodes: int, cap: int = 600) -> Played:
     """Plays by hints from ``state`` to the end, as the service gives them: the kept line is
-    continued while the position is on it. Returns (won, hints searched).
+    continued while the position is on it.
 
     A game that comes back to a position it was in, with no kept line either time, is lost:
     its hints depend only on the position (and the node budget), so it would go round the
@@ -153,11 +186,11 @@ def hint_game(state: State, nodes: int, cap: int = 600) -> tuple[bool, int]:
     seen: set[State] = set()
     for _ in range(cap):
         if rules.is_won(state):
-            return True, searched
+            break
         rest = follow(kept[0], kept[1], state) if kept else None
         if kept is None:
             if state in seen:
-                return False, searched
+                break
             seen.add(state)
         if rest:
             move = rest[0]
@@ -165,38 +198,57 @@ def hint_game(state: State, nodes: int, cap: int = 600) -> tuple[bool, int]:
             given = hint(state, Budget(nodes=nodes))
             searched += 1
             if given.move is None:
-                return False, searched
+                break
             if given.line:
                 kept = (state, given.line)
             move = given.move
         state = rules.apply(state, move)
-    return rules.is_won(state), searched
+    return _played(state, searched)
 
 
-def bench_follow(slug: str, deals: int, nodes: int, exact_nodes: int) -> str:
+def bench_follow(slug: str, deals: int, nodes: int, exact_nodes: int, first: int = 1) -> str:
+    """One table row: deals ``first``.. played by hints and by the greedy player, beside the
+    full-knowledge verdict. The hints beat greedy play by wins where either wins a deal; where
+    neither does (Quadruple Interchange: no search has won one of its deals, docs/solver.md),
+    by cards home, deal by deal, with a sign test."""
     rules = get_ruleset(slug)
-    winnable = by_hints = winnable_by_hints = greedy = hints = 0
+    winnable = winnable_by_hints = searched = 0
+    hints: list[Played] = []
+    greedy: list[Played] = []
     start = time.perf_counter()
-    for number in range(1, deals + 1):
+    for number in range(first, first + deals):
         deal = rules.deal(number)
         verdict = solve(deal, Budget(nodes=exact_nodes), short=False).outcome
-        won, searched = hint_game(deal, nodes if slug != "castles-end" else exact_nodes)
-        greedy_won = greedy_game(deal)
+        by_hints = hint_game(deal, nodes if slug != "castles-end" else exact_nodes)
+        by_greedy = greedy_game(deal)
+        hints.append(by_hints)
+        greedy.append(by_greedy)
         winnable += verdict is Outcome.WINNABLE
-        by_hints += won
-        winnable_by_hints += won and verdict is Outcome.WINNABLE
-        greedy += greedy_won
-        hints += searched
+        winnable_by_hints += by_hints.won and verdict is Outcome.WINNABLE
+        searched += by_hints.searched
         print(
-            f"{slug} {number}: verdict {verdict.value}, hints {'won' if won else 'lost'} "
-            f"({searched} searched), greedy {'won' if greedy_won else 'lost'}",
+            f"{slug} {number}: verdict {verdict.value}, hints {'won' if by_hints.won else 'lost'} "
+            f"({by_hints.searched} searched, {by_hints.home} home), greedy "
+            f"{'won' if by_greedy.won else 'lost'} ({by_greedy.home} home)",
             file=sys.stderr,
         )
+    won_h, won_g = sum(p.won for p in hints), sum(p.won for p in greedy)
+    if won_h or won_g:
+        more = sum(h.won and not g.won for h, g in zip(hints, greedy, strict=True))
+        fewer = sum(g.won and not h.won for h, g in zip(hints, greedy, strict=True))
+        measure = "wins"
+    else:
+        more = sum(h.home > g.home for h, g in zip(hints, greedy, strict=True))
+        fewer = sum(h.home < g.home for h, g in zip(hints, greedy, strict=True))
+        measure = "cards home"
     share = f"{winnable_by_hints}/{winnable}" if winnable else "-"
+    home_h = statistics.mean(p.home for p in hints)
+    home_g = statistics.mean(p.home for p in greedy)
     return (
-        f"| {GAMES[slug].name} | {deals} | {100 * winnable / deals:.0f}% | "
-        f"{100 * by_hints / deals:.0f}% | {share} | {100 * greedy / deals:.0f}% | "
-        f"{hints} | {time.perf_counter() - start:.0f} s |"
+        f"| {GAMES[slug].name} | {first}..{first + deals - 1} | {100 * winnable / deals:.0f}% | "
+        f"{100 * won_h / deals:.0f}% | {share} | {100 * won_g / deals:.0f}% | "
+        f"{home_h:.1f} / {home_g:.1f} | {measure}: {more} / {fewer} | "
+        f"{sign_test(more, fewer):.2g} | {searched} | {time.perf_counter() - start:.0f} s |"
     )
 
 
@@ -334,12 +386,14 @@ def coach(args: argparse.Namespace) -> int:
         print()
         print(
             "| Game | Deals | Winnable (all cards known) | Won by hints | Winnable deals won "
-            "by hints | Won by greedy | Hint searches | Time |"
+            "by hints | Won by greedy | Cards home, hints / greedy (mean) | Hints ahead / "
+            "behind, by | Sign test p (two-sided) | Hint searches | Time |"
         )
-        print("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
+        print("| --- | --- | ---: | ---: | ---: | ---: | ---: | --- | ---: | ---: | ---: |")
         for slug in slugs:
             deals = int(each.get(slug, args.follow))
-            print(bench_follow(slug, deals, args.follow_nodes, args.nodes), flush=True)
+            row = bench_follow(slug, deals, args.follow_nodes, args.nodes, args.first)
+            print(row, flush=True)
     if args.analysis:
         print()
         print(

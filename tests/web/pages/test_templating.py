@@ -30,3 +30,14 @@ def test_nothing_set_is_the_default_look() -> None:
 def test_the_templates_speak_through_the_catalogs_and_escape() -> None:
     page = templates.env.from_string("{{ _('Hello %(name)s', name=who) }}|{{ 0.5|pct }}")
     assert page.render(who="<b>") == "Hello &lt;b&gt;|50%"
+
+
+def test_a_templates_globals_are_one_plain_dict_of_every_global() -> None:
+    """Each template's globals are a dict (not Jinja2's ChainMap, copied key by key in Python
+    at every render, include and import) holding every global of the environment, and a
+    template's own globals stay its own."""
+    template = templates.env.get_template("components/move_response.html")
+    assert type(template.globals) is dict
+    assert template.globals == dict(templates.env.globals)
+    own = templates.env.from_string("{{ here }} {{ current_lang() }}", globals={"here": "x"})
+    assert own.render() == "x en" and "here" not in templates.env.globals
