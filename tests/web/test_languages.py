@@ -185,6 +185,12 @@ def test_the_picker_stores_a_cookie_and_wins_over_accept_language(client: TestCl
     # ?lang= (the alternates' links) shows one page in another language without storing it.
     assert '<html lang="es">' in client.get("/?lang=es").text
     assert client.cookies["lang"] == "fr"
+    # Choosing on such a page comes back to it without its ?lang=, which would outrank the choice.
+    again = post(client, "/lang", {"lang": "de", "back": "/leaderboard?lang=es&period=7d"})
+    assert again.headers["location"] == "/leaderboard?period=7d"
+    assert '<html lang="de">' in client.get(again.headers["location"]).text
+    alone = post(client, "/lang", {"lang": "fr", "back": "/?lang=es"})
+    assert alone.headers["location"] == "/"
     refused = client.post(
         "/lang", data={"lang": "xx", "csrftoken": csrf(client)}, follow_redirects=False
     )

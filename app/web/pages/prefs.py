@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import re
 from typing import Annotated
+from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 from fastapi import APIRouter, Form, Request
 from fastapi.responses import RedirectResponse, Response
@@ -74,11 +75,21 @@ def choose_language(
     prefs = Prefs(frozenset(flags | {i18n.LANG_PREF + lang}))
     if viewer is not None:
         players.save_prefs(viewer, prefs.cookie())
-    target = back if SAFE_BACK.fullmatch(back) else "/"
+    target = _without_lang(back) if SAFE_BACK.fullmatch(back) else "/"
     response = RedirectResponse(target, status_code=303)
     set_lang_cookie(request, response, lang)
     set_prefs_cookie(request, response, prefs.cookie())
     return response
+
+
+def _without_lang(back: str) -> str:
+    """The page to go back to, less its ``?lang=`` (a page opened by an alternate's link):
+    that would outrank the language just chosen, and the page would come back unchanged."""
+    page = urlsplit(back)
+    if "lang=" not in page.query:
+        return back
+    rest = [(k, v) for k, v in parse_qsl(page.query, keep_blank_values=True) if k != "lang"]
+    return urlunsplit(page._replace(query=urlencode(rest)))
 
 
 def set_lang_cookie(request: Request, response: Response, lang: str) -> None:
