@@ -30,7 +30,6 @@ import logging
 import threading
 import time
 from collections import deque
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -219,41 +218,32 @@ class InProcessBroker:
                 await asyncio.sleep(0.2)
                 continue
             retry.clear()
-            await self.deliver_paced(rows)
+            await self.deliver(rows)
 
     async def _read(self, ids: list[int]) -> list[EventRow]:
         return await asyncio.to_thread(read_events, self.engine, ids)
 
-    def deliver(self, rows: list[EventRow]) -> None:
-        """Offers ``rows`` to their rooms' subscribers, all at once."""
-        for _ in self._offering(rows):
-            pass
-
-    async def deliver_paced(self, rows: list[EventRow]) -> None:
-        """:meth:`deliver`, letting the event loop serve everything else (moves) after every
-        :data:`FANOUT_SLICE` subscribers. Each subscriber still gets the rows in order."""
+    async def deliver(self, rows: list[EventRow]) -> None:
+        """Offers ``rows`` to their rooms' subscribers, letting the event loop serve everything
+        else (moves) after every :data:`FANOUT_SLICE` offers. One delivery at a time, so each
+        subscriber still gets the rows in order."""
         async with self._delivering:
-            for _ in self._offering(rows):
-                await asyncio.sleep(0)
-
-    def _offering(self, rows: list[EventRow]) -> Iterator[None]:
-        """Offers the rows; yields after every FANOUT_SLICE offers."""
-        offered = 0
-        for row in rows:
-            if row.id in self._recent:  # read twice: by a catch-up and a retried read
-                continue
-            self._recent_order.append(row.id)
-            self._recent.add(row.id)
-            if len(self._recent_order) > RECENT_MOST:
-                self._recent.discard(self._recent_order.popleft())
-            self.last_id = max(self.last_id, row.id)
-            for sub in list(self.rooms.get(row.room, ())):
-                if offered == FANOUT_SLICE:
-                    yield
-                    offered = 0
-                sub.offer(row)
-                self.delivered += 1
-                offered += 1
+            offered = 0
+            for row in rows:
+                if row.id in self._recent:  # read twice: by a catch-up and a retried read
+                    continue
+                self._recent_order.append(row.id)
+                self._recent.add(row.id)
+                if len(self._recent_order) > RECENT_MOST:
+                    self._recent.discard(self._recent_order.popleft())
+                self.last_id = max(self.last_id, row.id)
+                for sub in list(self.rooms.get(row.room, ())):
+                    if offered == FANOUT_SLICE:
+                        await asyncio.sleep(0)
+                        offered = 0
+                    sub.offer(row)
+                    self.delivered += 1
+                    offered += 1
 
 
 class PostgresBroker(InProcessBroker):
@@ -406,7 +396,7 @@ class PostgresBroker(InProcessBroker):
         if not self.rooms:
             return
         rows = await asyncio.to_thread(read_events_after, self.engine, self.last_id)
-        await self.deliver_paced(rows)
+        await self.deliver(rows)
 
 
 def make_broker(engine: Engine) -> InProcessBroker:

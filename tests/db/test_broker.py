@@ -98,8 +98,8 @@ def test_an_event_read_twice_is_delivered_once(engine: Engine) -> None:
         broker = InProcessBroker(engine)
         sub = broker.subscribe("ROOMAA")
         row = EventRow(5, "ROOMAA", "progress", "{}")
-        broker.deliver([row])
-        broker.deliver([row, EventRow(6, "ROOMAA", "race", "{}")])  # a catch-up and a retry
+        await broker.deliver([row])
+        await broker.deliver([row, EventRow(6, "ROOMAA", "race", "{}")])  # a catch-up and a retry
         assert [(await sub.get()).id for _ in range(2)] == [5, 6]
         assert sub.queue.empty() and broker.delivered == 2 and broker.last_id == 6
 
@@ -237,9 +237,9 @@ def test_a_slow_subscriber_is_dropped_not_waited_for() -> None:
         fine = broker.subscribe("ROOMAA")
         other = broker.subscribe("ROOMBB")
         rows = [EventRow(i, "ROOMAA", "progress", "{}") for i in range(1, 400)]
-        broker.deliver(rows[:256])
+        await broker.deliver(rows[:256])
         assert [(await fine.get()).id for _ in range(256)] == list(range(1, 257))
-        broker.deliver(rows[256:])  # the slow one has read nothing: its queue overflows
+        await broker.deliver(rows[256:])  # the slow one has read nothing: its queue overflows
         assert slow.dropped and not fine.dropped and other.queue.empty()
         with pytest.raises(Dropped):
             await slow.get()
@@ -262,7 +262,7 @@ def test_a_paced_delivery_lets_the_loop_turn_between_slices_of_subscribers() -> 
         turns = Turns(lambda: offered_at_each_turn.append(broker.delivered))
         first = [EventRow(1, "ROOMAA", "room", "{}"), EventRow(2, "ROOMAA", "room", "{}")]
         second = [EventRow(3, "ROOMAA", "room", "{}")]
-        await asyncio.gather(broker.deliver_paced(first), broker.deliver_paced(second))
+        await asyncio.gather(broker.deliver(first), broker.deliver(second))
         turns.stop()
         steps = [b - a for a, b in pairwise(offered_at_each_turn)]
         assert max(steps) == FANOUT_SLICE  # never more offers than a slice in one turn

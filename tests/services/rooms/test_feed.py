@@ -70,7 +70,7 @@ def test_live_events_follow_each_once(
             got = await take(events, 1)  # subscribed before the table was read
             assert broker.subscribers == 1
             # The broker announces what the table gave already, an old event, and a new one.
-            broker.deliver([row(ids[0]), row(ids[1]), row(ids[2]), row(ids[2] + 1)])
+            await broker.deliver([row(ids[0]), row(ids[1]), row(ids[2]), row(ids[2] + 1)])
             return got + await take(events, 2)
         finally:
             await events.aclose()
@@ -86,7 +86,7 @@ def test_a_subscriber_that_falls_behind_is_ended(
     async def scenario() -> list[int]:
         events = RoomFeed(rooms, broker).events(ROOM, 0)
         got = await take(events, 1)
-        broker.deliver([row(ids[0] + n) for n in range(1, QUEUE_SIZE + 2)])
+        await broker.deliver([row(ids[0] + n) for n in range(1, QUEUE_SIZE + 2)])
         return got + [e.id async for e in events]  # ends: the client reconnects
 
     assert run(scenario()) == ids

@@ -161,7 +161,8 @@ def test_a_client_catching_up_gets_every_page_of_what_it_missed(
         events = feed.events("ROOMAA", 2)
         got = [(await anext(events)).id for _ in range(6)]
         assert got == [3, 4, 5, 6, 7, 8]
-        broker.deliver([EventRow(8, "ROOMAA", "progress", "{}"), EventRow(9, "ROOMAA", "p", "{}")])
+        again, new = EventRow(8, "ROOMAA", "progress", "{}"), EventRow(9, "ROOMAA", "p", "{}")
+        await broker.deliver([again, new])
         assert (await anext(events)).id == 9  # 8 was sent from the table already
         await events.aclose()
         assert broker.subscribers == 0
