@@ -130,13 +130,9 @@ class Played:
     searched: int = 0  # hints that needed a search
 
 
-def cards_home(state: State) -> int:
-    rules = get_ruleset(state.game)
-    return sum(len(state.piles[i]) for i in rules.foundations)
-
-
 def _played(state: State, searched: int = 0) -> Played:
-    return Played(get_ruleset(state.game).is_won(state), cards_home(state), searched)
+    rules = get_ruleset(state.game)
+    return Played(rules.is_won(state), rules.on_foundations(state), searched)
 
 
 def sign_test(more: int, fewer: int) -> float:
