@@ -158,6 +158,37 @@ def start_redis(port: int, log: Path) -> subprocess.Popen[bytes]:
         )
 
 
+def production_env(
+    database_url: str,
+    port: int,
+    workers: int,
+    *,
+    redis_url: str | None,
+    env: dict[str, str] | None = None,
+) -> dict[str, str]:
+    """The environment of the app as production starts it, with fresh random secrets unless
+    ``env`` brings its own (two servers of one database share its ``DEAL_KEY``)."""
+    extra = env or {}
+    environment = {
+        **os.environ,
+        **BENCH_LIMITS,
+        **extra,
+        "APP_ENV": "production",
+        "DATABASE_URL": database_url,
+        "DEAL_KEY": extra.get("DEAL_KEY") or secrets.token_urlsafe(32),
+        "SESSION_SECRET": extra.get("SESSION_SECRET") or secrets.token_urlsafe(32),
+        "HOST": HOST,
+        "PORT": str(port),
+        "WEB_CONCURRENCY": str(workers),
+        "MIGRATE": "0",
+        "PYTHON": sys.executable,
+        "PATH": f"{Path(sys.executable).parent}:{os.environ.get('PATH', '')}",
+    }
+    if redis_url:
+        environment["REDIS_URL"] = redis_url
+    return environment
+
+
 def start_production(
     database_url: str,
     port: int,
@@ -169,24 +200,9 @@ def start_production(
 ) -> subprocess.Popen[bytes]:
     """The app as production starts it: ``scripts/docker-start.sh`` (settings check, the
     DEAL_KEY preflight, ``python -m app.serve`` with httptools, proxy headers, no access log),
-    with fresh random secrets, on 127.0.0.1. The database is already migrated (MIGRATE=0)."""
-    environment = {
-        **os.environ,
-        **BENCH_LIMITS,
-        **(env or {}),
-        "APP_ENV": "production",
-        "DATABASE_URL": database_url,
-        "DEAL_KEY": secrets.token_urlsafe(32),
-        "SESSION_SECRET": secrets.token_urlsafe(32),
-        "HOST": HOST,
-        "PORT": str(port),
-        "WEB_CONCURRENCY": str(workers),
-        "MIGRATE": "0",
-        "PYTHON": sys.executable,
-        "PATH": f"{Path(sys.executable).parent}:{os.environ.get('PATH', '')}",
-    }
-    if redis_url:
-        environment["REDIS_URL"] = redis_url
+    with fresh random secrets (unless ``env`` brings them), on 127.0.0.1. The database is
+    already migrated (MIGRATE=0)."""
+    environment = production_env(database_url, port, workers, redis_url=redis_url, env=env)
     with log.open("wb") as out:
         return subprocess.Popen(
             ["sh", str(ROOT / "scripts" / "docker-start.sh")], cwd=ROOT, env=environment,

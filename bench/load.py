@@ -37,7 +37,12 @@ raw moves carry an ``Idempotency-Key``, and a third path joins the alternation: 
 (bench/raw_ceiling.py, Starlette and psycopg's async pool doing a move's reads and writes on
 the app's own tables, started beside the app on the same database). Each player has one game
 of its own for the raw path, started through the app. The report ends with the ratios:
-API / raw and browser / API.
+API / raw and browser / API. ``--floor`` (with ``--ceiling``) adds to the alternation
+the raw ceiling's move sent as the app sends its own (``messages``) and the four levels of
+bench/move_floor.py (that move inside the app's middleware and routing; also the body and
+token checks; also the rate limits; also the rules engine and the app's own answer), served by
+a third server, the app itself with those routes, on the same database and Redis; the report
+then gives each against the raw ceiling.
 
 The servers it starts listen on ports 9900-9999 of 127.0.0.1 (``--ceiling``) or a free port.
 
@@ -60,6 +65,7 @@ import os
 import random
 import re
 import resource
+import secrets
 import signal
 import socket
 import statistics
@@ -81,6 +87,7 @@ from common import (
     local_postgres,
     machine_facts,
     port_in_range,
+    production_env,
     recreate_database,
     start_production,
     start_redis,
@@ -90,6 +97,10 @@ from common import (
 
 GAMES = ("quadrangle", "quadruple-interchange", "corners", "castles-end", "patriarchs")
 DEFAULT_DB = "postgresql+psycopg://postgres@127.0.0.1:5432/ph_bench"
+# --floor's paths: the raw ceiling's move sent as the app sends its own (bench/raw_ceiling.py),
+# and the levels of bench/move_floor.py.
+RAW_MESSAGES = "messages"
+FLOOR_LEVELS = ("stack", "checks", "gates", "engine")
 
 
 # -- a minimal HTTP/1.1 client ------------------------------------------------------------------
@@ -223,6 +234,7 @@ class Run:
     think: float
     max_moves: int
     keys: bool = False  # send an Idempotency-Key with each move (--ceiling)
+    move_path: str = "/api/games/{id}/moves"  # where play() sends its moves (--floor: elsewhere)
     stop: asyncio.Event = field(default_factory=asyncio.Event)
     samples: list[Sample] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
@@ -289,7 +301,7 @@ async def play(run: Run, token: str, seed: int, arrive_after: float = 0.0) -> No
                     break
                 move = choose(game["legal_moves"], rng)
                 body = {**move, "version": game["version"]}
-                path = f"/api/games/{game['id']}/moves"
+                path = run.move_path.format(id=game["id"])
                 key = {"Idempotency-Key": uuid.uuid4().hex} if run.keys else None
                 status, answer = await run.call(conn, "move", "POST", path, body, token, key)
                 if status == 200:
@@ -308,22 +320,31 @@ async def play(run: Run, token: str, seed: int, arrive_after: float = 0.0) -> No
         await conn.close()
 
 
-async def play_raw(run: Run, game_id: str, seed: int, arrive_after: float = 0.0) -> None:
+async def play_raw(
+    run: Run,
+    game_id: str,
+    seed: int,
+    arrive_after: float = 0.0,
+    path: str = "/raw/games/{id}/moves",
+    token: str | None = None,
+) -> None:
     """A player of the raw ceiling: moves on its own game, each with the version the last
-    answer gave (the raw server checks it as the app does, and applies no rules)."""
+    answer gave (the raw server checks it as the app does, and applies no rules); ``path`` and
+    ``token`` for a level of the floor that moves as the raw ceiling does."""
     rng = random.Random(seed)
     conn = Connection(run.port)
     await asyncio.sleep(arrive_after)
     version = -1  # the first answer (409) says the game's version
-    path = f"/raw/games/{game_id}/moves"
+    path = path.format(id=game_id)
     try:
         while not run.stop.is_set():
             if run.think and version >= 0:
                 await asyncio.sleep(run.think * rng.uniform(0.5, 1.5))
-            body = {"from": f"t{rng.randint(1, 8)}", "to": "f1", "version": version}
+            # The first asks with version 0: a stale version answers with the current one.
+            body = {"from": f"t{rng.randint(1, 8)}", "to": "f1", "version": max(version, 0)}
             key = {"Idempotency-Key": uuid.uuid4().hex}
             kind = "move" if version >= 0 else "read"  # the first learns the version
-            status, answer = await run.call(conn, kind, "POST", path, body, None, key)
+            status, answer = await run.call(conn, kind, "POST", path, body, token, key)
             if status in (200, 409) and answer is not None:
                 version = int(answer["version"])
             else:
@@ -842,15 +863,21 @@ async def benchmark(
     path: str = "api",
     tokens: list[str] | None = None,
     raw: tuple[int, int, list[str]] | None = None,
+    floor: tuple[int, int] | None = None,
 ) -> dict[str, Any]:
     """One measured phase: ``--players`` players on the API (``tokens``: players made before)
-    or in browsers (each makes itself with its first game, as a visitor does)."""
+    or in browsers (each makes itself with its first game, as a visitor does), on the raw
+    ceiling (``raw``: its port, its pid and the players' games) or on a level of the floor
+    (``floor``: its port and pid)."""
     database = local_postgres(args.database_url, "benchmark").database
     if path == "api" and tokens is None:
         tokens = await make_players(port, args.players)
-    if path == "raw":  # the raw server: its port, its pid and the players' games
+    if path in ("raw", RAW_MESSAGES, *FLOOR_LEVELS):
         assert raw is not None
         port, server_pid, games = raw
+    if path in FLOOR_LEVELS:
+        assert floor is not None
+        port, server_pid = floor
     run = Run(port=port, think=args.think_ms / 1000, max_moves=args.max_moves, keys=args.ceiling)
     # The load generator's own collector pauses (measured: 124 young collections, one full one
     # of 28 ms in a 35 s run) would be added to every request in flight at that moment. A run is
@@ -870,6 +897,19 @@ async def benchmark(
         players = [play(run, t, seeds[i], delays[i]) for i, t in enumerate(tokens)]
     elif path == "raw":
         players = [play_raw(run, g, seeds[i], delays[i]) for i, g in enumerate(games)]
+    elif path == RAW_MESSAGES:
+        level = "/raw/messages/games/{id}/moves"
+        players = [play_raw(run, g, seeds[i], delays[i], level) for i, g in enumerate(games)]
+    elif path == "engine":  # real moves: each player plays its own games as an API player
+        assert tokens is not None
+        run.move_path = "/api/floor/{id}/engine"
+        players = [play(run, t, seeds[i], delays[i]) for i, t in enumerate(tokens)]
+    elif path in FLOOR_LEVELS:  # the raw ceiling's moves, on the players' raw games
+        assert tokens is not None
+        level = f"/api/floor/{{id}}/{path}"
+        players = [
+            play_raw(run, g, seeds[i], delays[i], level, tokens[i]) for i, g in enumerate(games)
+        ]
     else:
         players = [play_browser(run, seeds[i], delays[i]) for i in range(args.players)]
     tasks = [asyncio.create_task(p) for p in players]
@@ -931,7 +971,10 @@ def print_ceiling(
             f"| {cpu['machine busy (cores)']} | {p['server_errors']} | {others or '-'} |"
         )
     med: dict[str, float] = {}
-    for path in ("api", "browser", "raw"):
+    levels = [
+        level for level in (RAW_MESSAGES, *FLOOR_LEVELS) if any(p["path"] == level for p in phases)
+    ]
+    for path in ("api", "browser", "raw", *levels):
         mine = [p["moves_per_s"] for p in phases if p["path"] == path]
         med[path] = statistics.median(mine) if mine else math.nan
     ratio = {
@@ -939,9 +982,16 @@ def print_ceiling(
         "browser / API": med["browser"] / med["api"] if med["api"] else math.nan,
         "browser / raw": med["browser"] / med["raw"] if med["raw"] else math.nan,
     }
+    ratio.update({f"{level} / raw": med[level] / med["raw"] for level in levels if med["raw"]})
+    if "engine" in levels and med["engine"]:
+        ratio["API / engine"] = med["api"] / med["engine"]
+    if RAW_MESSAGES in levels and med[RAW_MESSAGES]:
+        ratio[f"API / {RAW_MESSAGES}"] = med["api"] / med[RAW_MESSAGES]
     print(
-        f"\nmedians moves/s: API {med['api']:.1f}, browser {med['browser']:.1f}, "
-        f"raw {med['raw']:.1f}; ratios: " + ", ".join(f"{k} {v:.2f}" for k, v in ratio.items())
+        "\nmedians moves/s: "
+        + ", ".join(f"{path} {med[path]:.1f}" for path in med)
+        + "; ratios: "
+        + ", ".join(f"{k} {v:.2f}" for k, v in ratio.items())
     )
 
 
@@ -979,6 +1029,11 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         action="store_true",
         help="production start; alternate API, browser and the raw ceiling; print the ratios",
     )
+    parser.add_argument(
+        "--floor",
+        action="store_true",
+        help="with --ceiling: also the floor's levels (bench/move_floor.py) in the alternation",
+    )
     parser.add_argument("--rounds", type=int, default=2, help="with --browser: pairs of phases")
     parser.add_argument(
         "--only", choices=("api", "browser"), help="with --browser: one path only (profiling)"
@@ -989,6 +1044,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         parser.error("--players 1..2000, --duration up to 600 s, --workers 1 or more")
     if args.warmup < 0 or args.think_ms < 0:
         parser.error("--warmup and --think-ms cannot be negative")
+    if args.floor and not args.ceiling:
+        parser.error("--floor goes with --ceiling")
     return args
 
 
@@ -1004,29 +1061,51 @@ def main(argv: list[str] | None = None) -> int:
     facts = machine_facts(args.database_url)
     log = Path(tempfile.mkstemp(prefix="ph-load-server-", suffix=".log")[1])
     pool = {} if args.db_pool_size is None else {"DB_POOL_SIZE": str(args.db_pool_size)}
-    helpers: list[subprocess.Popen[bytes]] = []  # Redis and the raw server (--ceiling)
-    raw_port = 0
+    # Three servers on one PostgreSQL (100 connections) with --floor: the bench's own servers'
+    # pools are smaller, and the floor's app serves only its games' starts and reads.
+    bench_pool = args.db_pool_size or (5 if args.floor else 10)
+    helpers: list[subprocess.Popen[bytes]] = []  # Redis, the raw and floor servers (--ceiling)
+    raw_port = floor_port = 0
+    raw_server = floor_server = None
     if args.ceiling:
         Connection.accept_encoding = "gzip, deflate, br, zstd"
         redis_port = port_in_range()
         helpers.append(start_redis(redis_port, log))
         port = port_in_range()
+        # The floor's server is the app too: the same database, so the same DEAL_KEY.
+        shared = {**pool, "DEAL_KEY": secrets.token_urlsafe(32)}
+        redis_url = f"redis://{HOST}:{redis_port}/0"
         server = start_production(
-            args.database_url, port, args.workers, log,
-            redis_url=f"redis://{HOST}:{redis_port}/0", env=pool,
-        )  # fmt: skip
+            args.database_url, port, args.workers, log, redis_url=redis_url, env=shared
+        )
         raw_port = port_in_range()
         raw_command = [
             sys.executable, str(Path(__file__).resolve().parent / "raw_ceiling.py"),
             "--port", str(raw_port), "--database-url", args.database_url,
-            "--workers", str(args.workers), "--pool-size", str(args.db_pool_size or 10),
+            "--workers", str(args.workers), "--pool-size", str(bench_pool),
         ]  # fmt: skip
         with log.open("ab") as out:
-            helpers.append(
-                subprocess.Popen(
-                    raw_command, stdout=out, stderr=subprocess.STDOUT, start_new_session=True
-                )
+            raw_server = subprocess.Popen(
+                raw_command, stdout=out, stderr=subprocess.STDOUT, start_new_session=True
             )
+        helpers.append(raw_server)
+        if args.floor:
+            floor_port = port_in_range()
+            floor_command = [
+                sys.executable, str(Path(__file__).resolve().parent / "move_floor.py"),
+                "--port", str(floor_port), "--workers", str(args.workers),
+                "--pool-size", str(bench_pool),
+            ]  # fmt: skip
+            environment = production_env(
+                args.database_url, floor_port, args.workers, redis_url=redis_url,
+                env={**shared, "DB_POOL_SIZE": "2"},
+            )  # fmt: skip
+            with log.open("ab") as out:
+                floor_server = subprocess.Popen(
+                    floor_command, env=environment, stdout=out, stderr=subprocess.STDOUT,
+                    start_new_session=True,
+                )  # fmt: skip
+            helpers.append(floor_server)
     else:
         port = free_port()
         server = start_server(
@@ -1042,15 +1121,25 @@ def main(argv: list[str] | None = None) -> int:
         async def go() -> dict[str, Any]:
             await wait_until_up(port, server, log)
             if args.ceiling:
-                await wait_until_up(raw_port, helpers[-1], log)
+                assert raw_server is not None
+                await wait_until_up(raw_port, raw_server, log)
+                floor = None
+                if floor_server is not None:
+                    await wait_until_up(floor_port, floor_server, log)
+                    floor = (floor_port, floor_server.pid)
                 tokens = await make_players(port, args.players)
-                raw = (raw_port, helpers[-1].pid, await make_games(port, tokens))
+                raw = (raw_port, raw_server.pid, await make_games(port, tokens))
+                if floor is not None:
+                    # An engine phase first, not measured: the floor's app does its first games'
+                    # one-time work (measured: 0.7 of a core beside its workers) before the rounds.
+                    await benchmark(args, port, server.pid, "engine", tokens, raw, floor)
                 phases = []
-                paths = ("api", "browser", "raw")
+                paths = ("api", "browser", "raw", *((RAW_MESSAGES, *FLOOR_LEVELS) if floor else ()))
                 for r in range(args.rounds):
                     # Each round starts one path later, so that none is always first.
-                    for path in paths[r % 3 :] + paths[: r % 3]:
-                        phase = await benchmark(args, port, server.pid, path, tokens, raw)
+                    n = r % len(paths)
+                    for path in paths[n:] + paths[:n]:
+                        phase = await benchmark(args, port, server.pid, path, tokens, raw, floor)
                         phases.append({"path": path, "round": r + 1, **phase})
                 return {"phases": phases}
             if not args.browser:

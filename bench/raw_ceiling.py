@@ -14,8 +14,14 @@ validation beyond the version: a ceiling, not a server.
 
 ``POST /raw/games/{id}/moves`` takes ``{"from", "to", "version"}`` (and ``Idempotency-Key``);
 ``200`` with the new version, ``409`` with the current one when ``version`` is stale, ``404``
-for an unknown game. A retry with a key gets the first answer. It binds 127.0.0.1 only and is
-started and stopped by ``bench/load.py --ceiling`` (it runs until stopped).
+for an unknown game. A retry with a key gets the first answer.
+
+``POST /raw/messages/games/{id}/moves`` does the same with the same statements sent as the
+app's PostgreSQL move path sends its own (app/db/move_sql.py): prepared once per connection and
+run by name, in two messages of client-side-bound text (``BEGIN``, the lock and the key's
+lookup; the update, the insert and ``COMMIT``), on a pool of its own; ``bench/load.py --ceiling
+--floor`` measures both ways. It binds 127.0.0.1 only and is started and stopped by
+``bench/load.py --ceiling`` (it runs until stopped).
 """
 
 from __future__ import annotations
@@ -28,7 +34,10 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
+from psycopg import AsyncClientCursor, AsyncConnection
+from psycopg.pq import TransactionStatus
 from psycopg_pool import AsyncConnectionPool
 from starlette.applications import Starlette
 from starlette.requests import Request
@@ -77,85 +86,180 @@ def _json(body: bytes, status: int = 200) -> Response:
     return Response(body, status, media_type="application/json")
 
 
+async def raw_move(
+    pool: AsyncConnectionPool, game_id: str, body: dict[str, Any], key: str | None
+) -> tuple[int, bytes]:
+    """The ceiling's move on ``pool``: its status and its answer (bench/move_floor.py runs the
+    same inside the app)."""
+    notation = f"{body['from']}-{body['to']}"
+    async with pool.connection() as conn:
+        try:
+            async with conn.pipeline() as pipe:
+                await conn.execute("BEGIN")
+                locked = await conn.execute(LOCK, (game_id,), prepare=True)
+                first = None
+                if key is not None:
+                    first = await conn.execute(FIRST, (game_id, key), prepare=True)
+                await pipe.sync()
+                row = await locked.fetchone()
+                earlier = await first.fetchone() if first is not None else None
+            if row is None:
+                await conn.execute("ROLLBACK")
+                return 404, b'{"error":{"code":"not_found"}}'
+            if earlier is not None:  # a retry: the first answer, once more
+                await conn.execute("ROLLBACK")
+                return 200, str(earlier[0]).encode()
+            (_, state, version, status, moves, undos, rated, first_move_at, active_ms) = row[:9]
+            if body.get("version") != version:
+                await conn.execute("ROLLBACK")
+                return 409, json.dumps({"version": version}).encode()
+            stamp = datetime.now(UTC)
+            answer = _answer(game_id, version + 1, moves + 1, status)
+            async with conn.pipeline():
+                await conn.execute(
+                    UPDATE,
+                    (
+                        rated,
+                        state,
+                        version + 1,
+                        status,
+                        moves + 1,
+                        undos,
+                        True,
+                        stamp,
+                        first_move_at or stamp,
+                        active_ms,
+                        game_id,
+                    ),
+                    prepare=True,
+                )
+                await conn.execute(
+                    INSERT,
+                    (
+                        game_id,
+                        version + 1,
+                        notation,
+                        stamp,
+                        key,
+                        answer.decode() if key is not None else None,
+                    ),
+                    prepare=True,
+                )
+                await conn.execute("COMMIT")
+        except BaseException:
+            if not conn.closed:
+                await conn.execute("ROLLBACK")
+            raise
+    return 200, answer
+
+
+def _numbered(statement: str) -> str:
+    """``%s`` placeholders as PostgreSQL's ``$1``, ``$2``, … (the body of a ``PREPARE``)."""
+    parts = statement.split("%s")
+    return "".join(f"{part}${i}" for i, part in enumerate(parts[:-1], 1)) + parts[-1]
+
+
+# The same statements prepared once per connection and run by name in two messages of
+# client-side-bound text, as the app's PostgreSQL move path sends them (app/db/move_sql.py).
+PREPARED = {
+    "raw_lock": LOCK,
+    "raw_first": FIRST,
+    "raw_update": UPDATE,
+    "raw_insert": INSERT,
+}
+
+
+def _execute(name: str) -> str:
+    return f"EXECUTE {name}({', '.join(['%s'] * PREPARED[name].count('%s'))})"
+
+
+LOCK_MESSAGE = "BEGIN; " + _execute("raw_lock")
+LOCK_FIRST_MESSAGE = LOCK_MESSAGE + "; " + _execute("raw_first")
+WRITE_MESSAGE = f"{_execute('raw_update')}; {_execute('raw_insert')}; COMMIT"
+
+
+async def prepare_raw(conn: AsyncConnection[Any]) -> None:
+    for name, statement in PREPARED.items():
+        await conn.execute(f"PREPARE {name} AS {_numbered(statement)}")
+
+
+async def raw_move_messages(
+    pool: AsyncConnectionPool, game_id: str, body: dict[str, Any], key: str | None
+) -> tuple[int, bytes]:
+    """:func:`raw_move` in the app's way: two messages of client-side-bound text (``BEGIN``,
+    the lock and the key's lookup; the update, the insert and ``COMMIT``), each statement
+    prepared once per connection (``prepare_raw``)."""
+    notation = f"{body['from']}-{body['to']}"
+    async with pool.connection() as conn:
+        cursor = AsyncClientCursor(conn)
+        try:
+            if key is None:
+                await cursor.execute(LOCK_MESSAGE, (game_id,))
+            else:
+                await cursor.execute(LOCK_FIRST_MESSAGE, (game_id, game_id, key))
+            cursor.nextset()  # past BEGIN
+            row = await cursor.fetchone()
+            earlier = None
+            if key is not None:
+                cursor.nextset()
+                earlier = await cursor.fetchone()
+            if row is None:
+                return 404, b'{"error":{"code":"not_found"}}'
+            if earlier is not None:  # a retry: the first answer, once more
+                return 200, str(earlier[0]).encode()
+            (_, state, version, status, moves, undos, rated, first_move_at, active_ms) = row[:9]
+            if body.get("version") != version:
+                return 409, json.dumps({"version": version}).encode()
+            stamp = datetime.now(UTC)
+            answer = _answer(game_id, version + 1, moves + 1, status)
+            written = (
+                rated, state, version + 1, status, moves + 1, undos, True, stamp,
+                first_move_at or stamp, active_ms, game_id,
+                game_id, version + 1, notation, stamp, key,
+                answer.decode() if key is not None else None,
+            )  # fmt: skip
+            await cursor.execute(WRITE_MESSAGE, written)
+        finally:
+            if conn.info.transaction_status != TransactionStatus.IDLE and not conn.closed:
+                await conn.execute("ROLLBACK")
+    return 200, answer
+
+
 def create_app() -> Starlette:
     url = os.environ["RAW_DATABASE_URL"]
+    # Two pools, one a way: each shrinks back (max_idle) when the other way's phase runs,
+    # so that two servers beside the app stay within PostgreSQL's 100 connections.
+    size = int(os.environ.get("RAW_POOL_SIZE", "10"))
     pool = AsyncConnectionPool(
-        url, min_size=4, max_size=int(os.environ.get("RAW_POOL_SIZE", "10")), open=False,
-        kwargs={"autocommit": True},
+        url, min_size=2, max_size=size, max_idle=10, open=False, kwargs={"autocommit": True}
+    )
+    messages = AsyncConnectionPool(
+        url, min_size=2, max_size=size, max_idle=10, open=False,
+        kwargs={"autocommit": True, "prepare_threshold": None}, configure=prepare_raw,
     )  # fmt: skip
 
     @asynccontextmanager
     async def lifespan(_: Starlette) -> AsyncIterator[None]:
         await pool.open(wait=True)
+        await messages.open(wait=True)
         try:
             yield
         finally:
             await pool.close()
+            await messages.close()
 
     async def move(request: Request) -> Response:
-        game_id = request.path_params["game_id"]
         body = json.loads(await request.body())
         key = request.headers.get("idempotency-key")
-        notation = f"{body['from']}-{body['to']}"
-        async with pool.connection() as conn:
-            try:
-                async with conn.pipeline() as pipe:
-                    await conn.execute("BEGIN")
-                    locked = await conn.execute(LOCK, (game_id,), prepare=True)
-                    first = None
-                    if key is not None:
-                        first = await conn.execute(FIRST, (game_id, key), prepare=True)
-                    await pipe.sync()
-                    row = await locked.fetchone()
-                    earlier = await first.fetchone() if first is not None else None
-                if row is None:
-                    await conn.execute("ROLLBACK")
-                    return _json(b'{"error":{"code":"not_found"}}', 404)
-                if earlier is not None:  # a retry: the first answer, once more
-                    await conn.execute("ROLLBACK")
-                    return _json(str(earlier[0]).encode())
-                (_, state, version, status, moves, undos, rated, first_move_at, active_ms) = row[:9]
-                if body.get("version") != version:
-                    await conn.execute("ROLLBACK")
-                    return _json(json.dumps({"version": version}).encode(), 409)
-                stamp = datetime.now(UTC)
-                answer = _answer(game_id, version + 1, moves + 1, status)
-                async with conn.pipeline():
-                    await conn.execute(
-                        UPDATE,
-                        (
-                            rated,
-                            state,
-                            version + 1,
-                            status,
-                            moves + 1,
-                            undos,
-                            True,
-                            stamp,
-                            first_move_at or stamp,
-                            active_ms,
-                            game_id,
-                        ),
-                        prepare=True,
-                    )
-                    await conn.execute(
-                        INSERT,
-                        (
-                            game_id,
-                            version + 1,
-                            notation,
-                            stamp,
-                            key,
-                            answer.decode() if key is not None else None,
-                        ),
-                        prepare=True,
-                    )
-                    await conn.execute("COMMIT")
-            except BaseException:
-                if not conn.closed:
-                    await conn.execute("ROLLBACK")
-                raise
-        return _json(answer)
+        status, answer = await raw_move(pool, request.path_params["game_id"], body, key)
+        return _json(answer, status)
+
+    async def move_messages(request: Request) -> Response:
+        body = json.loads(await request.body())
+        key = request.headers.get("idempotency-key")
+        game_id = request.path_params["game_id"]
+        status, answer = await raw_move_messages(messages, game_id, body, key)
+        return _json(answer, status)
 
     async def health(_: Request) -> Response:
         return Response(b"ok")
@@ -163,6 +267,7 @@ def create_app() -> Starlette:
     return Starlette(
         routes=[
             Route("/raw/games/{game_id}/moves", move, methods=["POST"]),
+            Route("/raw/messages/games/{game_id}/moves", move_messages, methods=["POST"]),
             Route("/healthz", health),
         ],
         lifespan=lifespan,
