@@ -1034,6 +1034,10 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         action="store_true",
         help="with --ceiling: also the floor's levels (bench/move_floor.py) in the alternation",
     )
+    parser.add_argument(
+        "--paths",
+        help="with --ceiling: the paths to alternate, comma-separated (default: all; profiling)",
+    )
     parser.add_argument("--rounds", type=int, default=2, help="with --browser: pairs of phases")
     parser.add_argument(
         "--only", choices=("api", "browser"), help="with --browser: one path only (profiling)"
@@ -1046,6 +1050,11 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         parser.error("--warmup and --think-ms cannot be negative")
     if args.floor and not args.ceiling:
         parser.error("--floor goes with --ceiling")
+    known = ("api", "browser", "raw", *((RAW_MESSAGES, *FLOOR_LEVELS) if args.floor else ()))
+    if args.paths is not None and (
+        not args.ceiling or not set(args.paths.split(",")) <= set(known)
+    ):
+        parser.error(f"--paths goes with --ceiling, and names some of: {', '.join(known)}")
     return args
 
 
@@ -1135,6 +1144,8 @@ def main(argv: list[str] | None = None) -> int:
                     await benchmark(args, port, server.pid, "engine", tokens, raw, floor)
                 phases = []
                 paths = ("api", "browser", "raw", *((RAW_MESSAGES, *FLOOR_LEVELS) if floor else ()))
+                if args.paths is not None:
+                    paths = tuple(p for p in paths if p in args.paths.split(","))
                 for r in range(args.rounds):
                     # Each round starts one path later, so that none is always first.
                     n = r % len(paths)
