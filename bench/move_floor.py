@@ -41,6 +41,7 @@ import argparse
 import asyncio
 import json
 import os
+import shutil
 import sys
 import tempfile
 from collections.abc import Awaitable, Callable
@@ -265,7 +266,7 @@ def main(argv: list[str] | None = None) -> int:
     os.environ["FLOOR_POOL_SIZE"] = str(args.pool_size)
     # The app's metrics in multiprocess mode, as the production start sets them up.
     metrics = tempfile.mkdtemp(prefix="ph-floor-metrics-")
-    os.environ.setdefault("PROMETHEUS_MULTIPROC_DIR", metrics)
+    os.environ["PROMETHEUS_MULTIPROC_DIR"] = metrics
     # The production start's uvicorn options (scripts/docker-start.sh).
     sys.argv = [
         "python -m app.serve",
@@ -275,7 +276,10 @@ def main(argv: list[str] | None = None) -> int:
         "--http", "httptools", "--timeout-keep-alive", "5", "--no-access-log",
         "--proxy-headers", "--no-server-header",
     ]  # fmt: skip
-    serve()
+    try:
+        serve()
+    finally:
+        shutil.rmtree(metrics, ignore_errors=True)
     return 0
 
 
