@@ -63,9 +63,9 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from app.config import get_settings
-from app.db.game_rows import LOCKED_COLUMNS, TIMES, game_values, locked_game, move_values
-from app.db.models import as_utc
+from app.db.game_rows import game_values, move_values
 from app.db.move_sql import PostgresStatements
+from app.db.move_store import locked_from_row
 from app.engine import IllegalMove, InvalidMove, Move, dumps, get_ruleset, loads
 from app.main import create_app
 from app.serve import main as serve  # also names app.serve's protocol "httptools", in workers too
@@ -184,10 +184,7 @@ class Floor:
             earlier = await cursor.fetchone()
             if earlier is not None:  # a retry: the first answer, once more
                 return _json(str(earlier[0]).encode())
-        values = dict(zip(LOCKED_COLUMNS, row, strict=True))
-        for name in TIMES:
-            values[name] = as_utc(values[name])
-        found = locked_game(values, None)
+        found = locked_from_row(row, None)
         record, name = found.row, found.player_name
         if record.player_id != player:
             return _json(b'{"error":{"code":"not_your_game"}}', 403)

@@ -32,6 +32,7 @@ import os
 import sys
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -86,12 +87,44 @@ def _json(body: bytes, status: int = 200) -> Response:
     return Response(body, status, media_type="application/json")
 
 
+@dataclass(frozen=True)
+class Write:
+    """What a move writes once its row is locked: the answer and the two statements' values."""
+
+    answer: bytes
+    update: tuple[Any, ...]
+    insert: tuple[Any, ...]
+
+
+def _decide(
+    game_id: str, body: dict[str, Any], key: str | None, row: Any, earlier: Any
+) -> tuple[int, bytes] | Write:
+    """Between the lock and the write, either way: a refusal or a retry's first answer (a
+    status and a body, nothing written), or the move's :class:`Write`."""
+    if row is None:
+        return 404, b'{"error":{"code":"not_found"}}'
+    if earlier is not None:  # a retry: the first answer, once more
+        return 200, str(earlier[0]).encode()
+    (_, state, version, status, moves, undos, rated, first_move_at, active_ms) = row[:9]
+    if body.get("version") != version:
+        return 409, json.dumps({"version": version}).encode()
+    stamp = datetime.now(UTC)
+    answer = _answer(game_id, version + 1, moves + 1, status)
+    notation = f"{body['from']}-{body['to']}"
+    return Write(
+        answer,
+        (
+            rated, state, version + 1, status, moves + 1, undos, True, stamp,
+            first_move_at or stamp, active_ms, game_id,
+        ),
+        (game_id, version + 1, notation, stamp, key, answer.decode() if key is not None else None),
+    )  # fmt: skip
+
+
 async def raw_move(
     pool: AsyncConnectionPool, game_id: str, body: dict[str, Any], key: str | None
 ) -> tuple[int, bytes]:
-    """The ceiling's move on ``pool``: its status and its answer (bench/move_floor.py runs the
-    same inside the app)."""
-    notation = f"{body['from']}-{body['to']}"
+    """The ceiling's move on ``pool``, in psycopg's pipeline: its status and its answer."""
     async with pool.connection() as conn:
         try:
             async with conn.pipeline() as pipe:
@@ -103,54 +136,19 @@ async def raw_move(
                 await pipe.sync()
                 row = await locked.fetchone()
                 earlier = await first.fetchone() if first is not None else None
-            if row is None:
+            decided = _decide(game_id, body, key, row, earlier)
+            if not isinstance(decided, Write):
                 await conn.execute("ROLLBACK")
-                return 404, b'{"error":{"code":"not_found"}}'
-            if earlier is not None:  # a retry: the first answer, once more
-                await conn.execute("ROLLBACK")
-                return 200, str(earlier[0]).encode()
-            (_, state, version, status, moves, undos, rated, first_move_at, active_ms) = row[:9]
-            if body.get("version") != version:
-                await conn.execute("ROLLBACK")
-                return 409, json.dumps({"version": version}).encode()
-            stamp = datetime.now(UTC)
-            answer = _answer(game_id, version + 1, moves + 1, status)
+                return decided
             async with conn.pipeline():
-                await conn.execute(
-                    UPDATE,
-                    (
-                        rated,
-                        state,
-                        version + 1,
-                        status,
-                        moves + 1,
-                        undos,
-                        True,
-                        stamp,
-                        first_move_at or stamp,
-                        active_ms,
-                        game_id,
-                    ),
-                    prepare=True,
-                )
-                await conn.execute(
-                    INSERT,
-                    (
-                        game_id,
-                        version + 1,
-                        notation,
-                        stamp,
-                        key,
-                        answer.decode() if key is not None else None,
-                    ),
-                    prepare=True,
-                )
+                await conn.execute(UPDATE, decided.update, prepare=True)
+                await conn.execute(INSERT, decided.insert, prepare=True)
                 await conn.execute("COMMIT")
         except BaseException:
             if not conn.closed:
                 await conn.execute("ROLLBACK")
             raise
-    return 200, answer
+    return 200, decided.answer
 
 
 def _numbered(statement: str) -> str:
@@ -189,7 +187,6 @@ async def raw_move_messages(
     """:func:`raw_move` in the app's way: two messages of client-side-bound text (``BEGIN``,
     the lock and the key's lookup; the update, the insert and ``COMMIT``), each statement
     prepared once per connection (``prepare_raw``)."""
-    notation = f"{body['from']}-{body['to']}"
     async with pool.connection() as conn:
         cursor = AsyncClientCursor(conn)
         try:
@@ -203,26 +200,14 @@ async def raw_move_messages(
             if key is not None:
                 cursor.nextset()
                 earlier = await cursor.fetchone()
-            if row is None:
-                return 404, b'{"error":{"code":"not_found"}}'
-            if earlier is not None:  # a retry: the first answer, once more
-                return 200, str(earlier[0]).encode()
-            (_, state, version, status, moves, undos, rated, first_move_at, active_ms) = row[:9]
-            if body.get("version") != version:
-                return 409, json.dumps({"version": version}).encode()
-            stamp = datetime.now(UTC)
-            answer = _answer(game_id, version + 1, moves + 1, status)
-            written = (
-                rated, state, version + 1, status, moves + 1, undos, True, stamp,
-                first_move_at or stamp, active_ms, game_id,
-                game_id, version + 1, notation, stamp, key,
-                answer.decode() if key is not None else None,
-            )  # fmt: skip
-            await cursor.execute(WRITE_MESSAGE, written)
+            decided = _decide(game_id, body, key, row, earlier)
+            if not isinstance(decided, Write):
+                return decided  # rolled back below
+            await cursor.execute(WRITE_MESSAGE, decided.update + decided.insert)
         finally:
             if conn.info.transaction_status != TransactionStatus.IDLE and not conn.closed:
                 await conn.execute("ROLLBACK")
-    return 200, answer
+    return 200, decided.answer
 
 
 def create_app() -> Starlette:

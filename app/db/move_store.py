@@ -125,6 +125,15 @@ def driver_io(driver: Any) -> tuple[Callable[[Any], Any], Any]:
     return as_is, ClientCursor(driver)
 
 
+def locked_from_row(found: Any, first: Any) -> LockedGame:
+    """The locked game from the driver's row of :data:`LOCK_GAME` (and the key's first answer,
+    if any), its times as the UTCDateTime column type hands them back."""
+    values = dict(zip(LOCKED_COLUMNS, found, strict=True))
+    for name in TIMES:
+        values[name] = as_utc(values[name])
+    return locked_game(values, first)
+
+
 class PostgresTransaction:
     def __init__(self, db: Connection, sql: PostgresStatements) -> None:
         self.db = db
@@ -164,10 +173,7 @@ class PostgresTransaction:
             if idempotency_key is not None:
                 cursor.nextset()
                 first = io(cursor.fetchone())
-        values = dict(zip(LOCKED_COLUMNS, found, strict=True))
-        for name in TIMES:  # as the UTCDateTime column type hands them back
-            values[name] = as_utc(values[name])
-        return locked_game(values, first)
+        return locked_from_row(found, first)
 
     def write(
         self, game: dict[str, Any], move: dict[str, Any], event: NewEvent | None = None
