@@ -43,6 +43,7 @@ from app.services.solver_jobs import (
     lost_deal_analysis,
     undecided_analysis,
 )
+from app.services.verdicts import deal_winnable
 from app.solver import Outcome, follow
 from app.solver.sampling import fully_visible
 
@@ -238,6 +239,13 @@ class Coach(SolverBase):
         if answer["decided"]:
             self.store_analysis(game_id, answer)
         return bool(answer["decided"])
+
+    def deal_judged(self, game_id: str) -> bool:
+        """Whether the game's deal has a decided verdict of the solver's own (with its winning
+        line when winnable), which a finished board shows before any analysis."""
+        with self.sessions() as db:
+            found = db.execute(select(Game.game, Game.deal).where(Game.id == game_id)).first()
+            return found is not None and deal_winnable(db, found.game, found.deal) is not None
 
     def stored_analysis(self, game_id: str) -> dict[str, Any] | None:
         with self.sessions() as db:

@@ -25,7 +25,7 @@ from app.services.game_views import GameView, plausible_id
 from app.services.move_log import MoveLog
 from app.services.players import now
 from app.services.seal import Sealer
-from app.services.verdicts import deal_winnable
+from app.services.verdicts import analysed_winnable, deal_winnable
 
 DEFAULT_MAX_MOVES = 2000
 
@@ -120,6 +120,11 @@ class GameBase:
         if not view.masked:
             view.log = log()
             view.deal_winnable = deal_winnable(db, record.game, record.deal)
+            if view.deal_winnable is None:
+                # Not judged (or undecided): the game's analysis may have decided the deal. It
+                # keeps no winning line from the deal's start, so there is no solution to show.
+                view.deal_winnable = analysed_winnable(db, record.id)
+                view.solution_known = False
 
     @staticmethod
     def _check_owner(record: GameRow, player_id: str | None) -> None:

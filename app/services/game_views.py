@@ -40,6 +40,9 @@ class GameView:
     masked: bool = False
     max_moves: int | None = None  # the move cap, when the service knows it
     deal_winnable: bool | None = None  # the solver's verdict (finished, unmasked games)
+    # A winnable verdict comes with the solver's winning line from the deal's start, unless it
+    # is the game's analysis's (GameBase._unseal).
+    solution_known: bool = True
     # The deal's seal (app/services/seal.py), looked up for finished games: while it holds,
     # the game is shown as if in play, and a rated or race game hides its number.
     seal: Seal | None = None

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import json
+
 from sqlalchemy import select
 from sqlalchemy.engine import Connection
 from sqlalchemy.orm import Session
 
-from app.db.models import DealVerdict
+from app.db.models import DealVerdict, GameCoach
 
 
 def deal_winnable(db: Session | Connection, game: str, deal: int) -> bool | None:
@@ -25,3 +27,14 @@ def deal_solution(db: Session | Connection, game: str, deal: int) -> list[str] |
         )
     ).scalar()
     return None if text is None else text.split()
+
+
+def analysed_winnable(db: Session | Connection, game_id: str) -> bool | None:
+    """Whether a finished game's deal can be won, by the game's own stored analysis (stored
+    only when decided; it searches the deal with every card known, as a judgement does): the
+    verdict of a deal the solver has not judged, or could not decide within its budget."""
+    text = db.execute(select(GameCoach.analysis).where(GameCoach.game_id == game_id)).scalar()
+    if text is None:
+        return None
+    found = json.loads(text).get("deal_winnable")
+    return found if isinstance(found, bool) else None

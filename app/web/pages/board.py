@@ -287,7 +287,9 @@ def status_context(
             # The solver's verdict on the deal (None for masked views: a spoiler) and, for a
             # winnable deal, its solution as a replay.
             "winnable": view.deal_winnable,
-            "solution_path": f"/games/{g.id}/solution" if view.deal_winnable else None,
+            "solution_path": f"/games/{g.id}/solution"
+            if view.deal_winnable and view.solution_known
+            else None,
             # Where the game slipped (issue #22): for whoever sees the game whole, and not
             # after a win (nothing slipped; the question would only cost a search).
             "analysis_path": None if view.masked or won else f"/games/{g.id}/analysis",

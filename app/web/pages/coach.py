@@ -40,7 +40,13 @@ async def analysis_page(
             solver.slip_words, game_id, viewer, int(slip["ply"]), notation
         )
         context |= {"played": say_words(played), "instead": say_words(instead)}
-    template = "components/analysis.html" if is_htmx(request) else "pages/analysis.html"
+    fragment = is_htmx(request)
+    # The board above was drawn before this search: where it could not say the deal's verdict,
+    # it says what the analysis found (a finished board shows that from now on, too).
+    decided = found["decided"] and found["deal_winnable"] is not None
+    if fragment and decided and not await run_in_threadpool(solver.deal_judged, game_id):
+        context["verdict_update"] = found["deal_winnable"]
+    template = "components/analysis.html" if fragment else "pages/analysis.html"
     return vary_on_htmx(render(request, template, context))
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from types import SimpleNamespace
 from typing import Any
 
@@ -13,6 +14,7 @@ import pytest
 from fastapi import FastAPI
 from fastapi.testclient import TestClient
 
+from app.db.models import DealVerdict
 from app.engine import Words
 from app.services.errors import DealInPlay, GameInPlay
 from tests.web.support import finish_deal, new_game, post, solver_of
@@ -131,3 +133,70 @@ def test_try_again_leads_to_the_new_game_or_to_the_deal_in_play(
 def test_try_again_is_a_form_post_with_the_csrf_token(client: TestClient, coach: Coach) -> None:
     refused = client.post("/games/g1234/try-again", follow_redirects=False)
     assert refused.status_code == 403
+
+
+def _verdict_line(html: str) -> str:
+    """The board's line of the solver's verdict on the deal (templates/components/verdict.html)."""
+    start = html.index('id="deal-verdict"')
+    return html[start : html.index("</p>", start)]
+
+
+def _judge(app: FastAPI, deal: int, outcome: str, solution: str | None) -> None:
+    """A verdict of the solver's own on a Castle's End deal, as a judgement stores it."""
+    with solver_of(app).sessions.begin() as db:
+        db.add(DealVerdict(game="castles-end", deal=deal, outcome=outcome, solution=solution,
+                           positions=1, certified=False, created_at=datetime.now(UTC)))  # fmt: skip
+
+
+# Deals of their own: the tests' database outlives a test, and these tests store verdicts.
+@pytest.mark.parametrize(
+    ("found", "said", "deal"),
+    [(LOST, "<b>cannot be won</b>", 9101), (SLIP, "<b>can be won</b>.", 9102)],
+)
+def test_an_analysis_that_decides_an_unjudged_deal_tells_the_board_above(
+    client: TestClient, coach: Coach, found: dict[str, Any], said: str, deal: int
+) -> None:
+    coach.analysis = found
+    game_id = finish_deal(client, "castles-end", deal)  # no judging in the tests: no verdict
+    board = client.get(f"/games/{game_id}").text
+    assert "has not decided (yet)" in _verdict_line(board)
+    fragment = client.get(f"/games/{game_id}/analysis", headers={"HX-Request": "true"}).text
+    line = _verdict_line(fragment)
+    assert 'hx-swap-oob="true"' in line and said in line
+    assert "/solution" not in line  # the analysis keeps no winning line from the deal's start
+    page = client.get(f"/games/{game_id}/analysis").text  # a page of its own: no board above
+    assert 'id="deal-verdict"' not in page
+
+
+def test_an_undecided_analysis_or_a_judged_deal_leaves_the_board_s_verdict_alone(
+    client: TestClient, app: FastAPI, coach: Coach
+) -> None:
+    coach.analysis = {"deal_winnable": None, "slip": None, "knowing": "all", "decided": False}
+    game_id = finish_deal(client, "castles-end", 9103)
+    fragment = client.get(f"/games/{game_id}/analysis", headers={"HX-Request": "true"}).text
+    assert "deal-verdict" not in fragment
+    _judge(app, 9103, "winnable", "w-f1")  # the board shows this verdict, with its solution
+    coach.analysis = SLIP
+    fragment = client.get(f"/games/{game_id}/analysis", headers={"HX-Request": "true"}).text
+    assert "deal-verdict" not in fragment
+    line = _verdict_line(client.get(f"/games/{game_id}").text)
+    assert f'href="/games/{game_id}/solution"' in line
+
+
+@pytest.mark.parametrize(("found", "winnable", "deal"), [(LOST, False, 9104), (SLIP, True, 9105)])
+def test_a_finished_board_shows_the_verdict_of_its_stored_analysis(
+    client: TestClient, app: FastAPI, found: dict[str, Any], winnable: bool, deal: int
+) -> None:
+    game_id = finish_deal(client, "castles-end", deal)
+    games = app.state.services.games
+    owner = client.get(f"/api/games/{game_id}").json()["player"]["id"]
+    assert games.get(game_id, owner).deal_winnable is None  # as the API tells its owner
+    solver_of(app).store_analysis(game_id, found)
+    assert games.get(game_id, owner).deal_winnable is winnable
+    assert games.get(game_id, None).deal_winnable is None  # masked: the same-deal rule
+    line = _verdict_line(client.get(f"/games/{game_id}").text)
+    assert ("<b>can be won</b>." if winnable else "<b>cannot be won</b>") in line
+    assert "/solution" not in line  # no winning line is known to replay
+    _judge(app, deal, "winnable" if winnable else "lost", "w-f1" if winnable else None)
+    line = _verdict_line(client.get(f"/games/{game_id}").text)
+    assert ("/solution" in line) is winnable  # the solver's own verdict, with its line
