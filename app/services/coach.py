@@ -240,12 +240,12 @@ class Coach(SolverBase):
             self.store_analysis(game_id, answer)
         return bool(answer["decided"])
 
-    def deal_judged(self, game_id: str) -> bool:
-        """Whether the game's deal has a decided verdict of the solver's own (with its winning
-        line when winnable), which a finished board shows before any analysis."""
+    def judged_verdict(self, game_id: str) -> bool | None:
+        """The solver's own verdict on the game's deal (None: not judged, or undecided); a
+        winnable one comes with its winning line from the deal's start."""
         with self.sessions() as db:
             found = db.execute(select(Game.game, Game.deal).where(Game.id == game_id)).first()
-            return found is not None and deal_winnable(db, found.game, found.deal) is not None
+            return None if found is None else deal_winnable(db, found.game, found.deal)
 
     def stored_analysis(self, game_id: str) -> dict[str, Any] | None:
         with self.sessions() as db:

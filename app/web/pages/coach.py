@@ -41,11 +41,14 @@ async def analysis_page(
         )
         context |= {"played": say_words(played), "instead": say_words(instead)}
     fragment = is_htmx(request)
-    # The board above was drawn before this search: where it could not say the deal's verdict,
-    # it says what the analysis found (a finished board shows that from now on, too).
-    decided = found["decided"] and found["deal_winnable"] is not None
-    if fragment and decided and not await run_in_threadpool(solver.deal_judged, game_id):
-        context["verdict_update"] = found["deal_winnable"]
+    if fragment:
+        # The board above was drawn before this answer: the deal's verdict may have been found
+        # since (a judgement finished, or this analysis decided it). Its line says the latest.
+        judged = await run_in_threadpool(solver.judged_verdict, game_id)
+        verdict = judged if judged is not None else found["deal_winnable"]
+        if verdict is not None:  # an undecided analysis says none
+            context["verdict_update"] = verdict
+            context["verdict_solution"] = f"/games/{game_id}/solution" if judged else None
     template = "components/analysis.html" if fragment else "pages/analysis.html"
     return vary_on_htmx(render(request, template, context))
 

@@ -168,19 +168,23 @@ def test_an_analysis_that_decides_an_unjudged_deal_tells_the_board_above(
     assert 'id="deal-verdict"' not in page
 
 
-def test_an_undecided_analysis_or_a_judged_deal_leaves_the_board_s_verdict_alone(
+def test_the_fragment_brings_the_deal_s_latest_verdict_the_solver_s_first(
     client: TestClient, app: FastAPI, coach: Coach
 ) -> None:
     coach.analysis = {"deal_winnable": None, "slip": None, "knowing": "all", "decided": False}
     game_id = finish_deal(client, "castles-end", 9103)
     fragment = client.get(f"/games/{game_id}/analysis", headers={"HX-Request": "true"}).text
-    assert "deal-verdict" not in fragment
-    _judge(app, 9103, "winnable", "w-f1")  # the board shows this verdict, with its solution
-    coach.analysis = SLIP
+    assert "deal-verdict" not in fragment  # nothing decided: the board's line stays
+    # Judged after the board was drawn (a judgement that finished meanwhile): the line says
+    # so, with the solver's winning line, even beside an undecided analysis.
+    _judge(app, 9103, "winnable", "w-f1")
     fragment = client.get(f"/games/{game_id}/analysis", headers={"HX-Request": "true"}).text
-    assert "deal-verdict" not in fragment
-    line = _verdict_line(client.get(f"/games/{game_id}").text)
+    line = _verdict_line(fragment)
+    assert 'hx-swap-oob="true"' in line and "<b>can be won</b>" in line
     assert f'href="/games/{game_id}/solution"' in line
+    assert line == _verdict_line(client.get(f"/games/{game_id}").text).replace(
+        'id="deal-verdict"', 'id="deal-verdict" hx-swap-oob="true"'
+    )  # the same line as a board drawn now
 
 
 @pytest.mark.parametrize(("found", "winnable", "deal"), [(LOST, False, 9104), (SLIP, True, 9105)])
