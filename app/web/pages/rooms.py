@@ -265,6 +265,13 @@ def html_events(
     return render_row
 
 
+@router.get("/rooms")
+def rooms_home() -> Response:
+    """Rooms are made and found by their code on the games' page: a typed or bookmarked
+    ``/rooms`` goes there (not to a "Method Not Allowed")."""
+    return RedirectResponse("/#live-now", status_code=303)
+
+
 @router.post("/rooms")
 def create_room(
     game: Annotated[str, Form(max_length=64)], player: BrowserPlayer, rooms: RoomsDep

@@ -166,6 +166,15 @@ def test_home_lists_live_rooms(client: TestClient, rooms: Any) -> None:
     assert "playing now" in home and 'action="/rooms"' in home
 
 
+def test_a_typed_rooms_address_leads_to_where_rooms_are_made_and_found(
+    client: TestClient,
+) -> None:
+    answer = client.get("/rooms", follow_redirects=False)
+    assert (answer.status_code, answer.headers["location"]) == (303, "/#live-now")
+    assert 'id="live-now"' in client.get("/").text
+    assert 'action="/rooms/find"' in client.get("/").text
+
+
 def test_home_puts_an_empty_live_now_after_the_games(
     client: TestClient, rooms: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
