@@ -25,7 +25,7 @@ from app.services import daily, same_deal
 from app.services.errors import NotFound
 from app.services.same_deal import Relation
 from app.services.seal import Seal, Sealer
-from app.services.verdicts import deal_solution, deal_winnable
+from app.services.verdicts import analysed_deal_winnable, deal_solution, deal_winnable
 
 FINISHED_LISTED = 50
 DAILY_RESULTS = 50
@@ -187,6 +187,8 @@ class Deals:
             if open_:  # the solver's verdict is a spoiler too: only after finishing the deal
                 winnable = deal_winnable(db, slug, deal)
                 solution = deal_solution(db, slug, deal)
+                if winnable is None:  # not judged: a finished game's analysis may have decided it
+                    winnable = analysed_deal_winnable(db, slug, deal)
             mine = None
             if related is Relation.IN_PLAY:
                 mine = db.scalar(

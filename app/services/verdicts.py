@@ -8,7 +8,7 @@ from sqlalchemy import select
 from sqlalchemy.engine import Connection
 from sqlalchemy.orm import Session
 
-from app.db.models import DealVerdict, GameCoach
+from app.db.models import DealVerdict, Game, GameCoach
 
 
 def deal_winnable(db: Session | Connection, game: str, deal: int) -> bool | None:
@@ -34,7 +34,20 @@ def analysed_winnable(db: Session | Connection, game_id: str) -> bool | None:
     only when decided; it searches the deal with every card known, as a judgement does): the
     verdict of a deal the solver has not judged, or could not decide within its budget."""
     text = db.execute(select(GameCoach.analysis).where(GameCoach.game_id == game_id)).scalar()
-    if text is None:
-        return None
-    found = json.loads(text).get("deal_winnable")
+    return _analysed(text)
+
+
+def analysed_deal_winnable(db: Session | Connection, game: str, deal: int) -> bool | None:
+    """:func:`analysed_winnable` by any game of the deal whose analysis is stored."""
+    text = db.execute(
+        select(GameCoach.analysis)
+        .join(Game, Game.id == GameCoach.game_id)
+        .where(Game.game == game, Game.deal == deal, GameCoach.analysis.is_not(None))
+        .limit(1)
+    ).scalar()
+    return _analysed(text)
+
+
+def _analysed(text: str | None) -> bool | None:
+    found = None if text is None else json.loads(text).get("deal_winnable")
     return found if isinstance(found, bool) else None

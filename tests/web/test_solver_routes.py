@@ -322,6 +322,18 @@ def test_the_deal_page_says_what_the_deal_allowed(client: TestClient, app: FastA
     assert "What the deal allowed" in text and "cannot be won" in text
 
 
+def test_the_deal_page_takes_the_verdict_of_a_game_s_analysis_where_none_was_judged(
+    client: TestClient, app: FastAPI
+) -> None:
+    page = "/deal/castles-end/9201"  # a deal of its own: the tests' database outlives a test
+    game_id = finish_deal(client, "castles-end", 9201)
+    assert "has not decided whether this deal can be won" in client.get(page).text
+    lost = {"deal_winnable": False, "slip": None, "knowing": "all", "decided": True}
+    solver_of(app).store_analysis(game_id, lost)
+    text = client.get(page).text
+    assert "What the deal allowed" in text and "<b>cannot be won</b>" in text
+
+
 def _decided_castles_end_deal(
     key: bytes, first: int, nodes: int = SEARCH_NODES
 ) -> tuple[int, Outcome]:
