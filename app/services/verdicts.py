@@ -1,4 +1,5 @@
-"""Reading the solver's stored verdict on a deal (``deal_verdict``), for game states."""
+"""Reading the solver's stored verdict on a deal (``deal_verdict``), for game states and deal
+pages; and, for a deal it has not decided, the verdict of a finished game's stored analysis."""
 
 from __future__ import annotations
 
