@@ -7,10 +7,12 @@ import contextlib
 import os
 import platform
 import secrets
+import shutil
 import signal
 import socket
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -203,11 +205,20 @@ def start_production(
     with fresh random secrets (unless ``env`` brings them), on 127.0.0.1. The database is
     already migrated (MIGRATE=0)."""
     environment = production_env(database_url, port, workers, redis_url=redis_url, env=env)
+    # The start script's default metrics directory (under /tmp, named by its pid) outlives the
+    # server; this one goes when stop_server stops it.
+    metrics = tempfile.mkdtemp(prefix="ph-bench-metrics-")
+    environment["PROMETHEUS_MULTIPROC_DIR"] = metrics
     with log.open("wb") as out:
-        return subprocess.Popen(
+        server = subprocess.Popen(
             ["sh", str(ROOT / "scripts" / "docker-start.sh")], cwd=ROOT, env=environment,
             stdout=out, stderr=subprocess.STDOUT, start_new_session=True,
         )  # fmt: skip
+    _METRICS_DIRS[server.pid] = metrics
+    return server
+
+
+_METRICS_DIRS: dict[int, str] = {}  # a production server's metrics directory, by its pid
 
 
 def start_server(
@@ -245,13 +256,18 @@ def start_server(
 
 
 def stop_server(server: subprocess.Popen[bytes]) -> None:
-    if server.poll() is not None:
-        return
-    with contextlib.suppress(ProcessLookupError):
-        os.killpg(server.pid, signal.SIGTERM)
     try:
-        server.wait(timeout=20)
-    except subprocess.TimeoutExpired:
+        if server.poll() is not None:
+            return
         with contextlib.suppress(ProcessLookupError):
-            os.killpg(server.pid, signal.SIGKILL)
-        server.wait(timeout=10)
+            os.killpg(server.pid, signal.SIGTERM)
+        try:
+            server.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(server.pid, signal.SIGKILL)
+            server.wait(timeout=10)
+    finally:
+        metrics = _METRICS_DIRS.pop(server.pid, None)
+        if metrics is not None:
+            shutil.rmtree(metrics, ignore_errors=True)

@@ -217,6 +217,7 @@ def production_server(tmp_path: Path) -> Iterator[str]:
         HOST="127.0.0.1",
         PORT=str(port),
         WEB_CONCURRENCY="1",
+        TMPDIR=str(tmp_path),  # where the script makes its metrics directory: removed after
     )
     log = tmp_path / "server.log"
     with log.open("wb") as out:
