@@ -255,14 +255,16 @@ def start_server(
         )  # fmt: skip
 
 
-def stop_server(server: subprocess.Popen[bytes]) -> None:
+def stop_server(server: subprocess.Popen[bytes], timeout: float = 20) -> None:
+    """Stops a server started in a session of its own (SIGTERM to the group, then SIGKILL
+    after ``timeout`` seconds), and removes its metrics directory if the bench made one."""
     try:
         if server.poll() is not None:
             return
         with contextlib.suppress(ProcessLookupError):
             os.killpg(server.pid, signal.SIGTERM)
         try:
-            server.wait(timeout=20)
+            server.wait(timeout=timeout)
         except subprocess.TimeoutExpired:
             with contextlib.suppress(ProcessLookupError):
                 os.killpg(server.pid, signal.SIGKILL)

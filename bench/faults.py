@@ -31,7 +31,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import contextlib
 import http.client
 import json
 import os
@@ -49,7 +48,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from common import BENCH_LIMITS, HOST, ROOT, free_port, machine_facts, start_redis
+from common import (
+    BENCH_LIMITS,
+    HOST,
+    ROOT,
+    free_port,
+    machine_facts,
+    start_redis,
+    stop_server,
+)
 from load import (
     Connection,
     ConnectionLost,
@@ -550,14 +557,7 @@ def main(argv: list[str] | None = None) -> int:
             asyncio.run(wait_healthy(port, server, log))
             results = asyncio.run(scenarios(args, pg, url, port, server))
         finally:
-            with contextlib.suppress(ProcessLookupError):
-                os.killpg(server.pid, signal.SIGTERM)
-            try:
-                server.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                with contextlib.suppress(ProcessLookupError):
-                    os.killpg(server.pid, signal.SIGKILL)
-                server.wait(timeout=10)
+            stop_server(server, timeout=30)
             redis.terminate()
             redis.wait(timeout=10)
         text = log.read_text(errors="replace")
