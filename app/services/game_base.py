@@ -108,11 +108,17 @@ class GameBase:
         return view
 
     def _unseal(
-        self, db: Session | Connection, view: GameView, log: Callable[[], list[str]]
+        self,
+        db: Session | Connection,
+        view: GameView,
+        log: Callable[[], list[str]],
+        *,
+        analysed: bool = True,
     ) -> None:
         """What a finished game shows besides its board: its deal's seal, and, where neither
         the seal nor the same-deal rule masks it, its move log and the solver's verdict (a
-        spoiler too)."""
+        spoiler too). ``analysed=False``: the game has just ended, so no analysis of it is
+        stored yet (the move that ended it does not look)."""
         record = view.record
         view.seal = self.sealer.of(db, record.game, record.deal, besides=record.id)
         if view.seal is not None:
@@ -120,7 +126,7 @@ class GameBase:
         if not view.masked:
             view.log = log()
             view.deal_winnable = deal_winnable(db, record.game, record.deal)
-            if view.deal_winnable is None:
+            if view.deal_winnable is None and analysed:
                 # Not judged (or undecided): the game's analysis may have decided the deal. It
                 # keeps no winning line from the deal's start, so there is no solution to show.
                 view.deal_winnable = analysed_winnable(db, record.id)

@@ -97,7 +97,12 @@ class GamePolicies(GameBase):
                     tx.db, record, name, on_foundations, stamp
                 )
         if view.finished:  # after the race's end is written: the last racer's race is over
-            self._unseal(tx.db, view, lambda: [*self.log.notations(tx.db, record.id), str(move)])
+            self._unseal(
+                tx.db,
+                view,
+                lambda: [*self.log.notations(tx.db, record.id), str(move)],
+                analysed=False,
+            )
         return change
 
     def _undone(
