@@ -332,6 +332,11 @@ def test_the_deal_page_takes_the_verdict_of_a_game_s_analysis_where_none_was_jud
     solver_of(app).store_analysis(game_id, lost)
     text = client.get(page).text
     assert "What the deal allowed" in text and "<b>cannot be won</b>" in text
+    # Another browser of the same person, which has not finished the deal: still a spoiler.
+    with TestClient(app, base_url="http://testserver") as other:
+        assert "What the deal allowed" not in other.get(page).text
+        assert "winnable" not in other.get("/api/deals/castles-end/9201").json()
+        assert "cannot be won" not in other.get(f"/games/{game_id}").text  # masked, as before
 
 
 def _decided_castles_end_deal(
