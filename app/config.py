@@ -84,6 +84,10 @@ class Settings(BaseSettings):
     rate_limit_new_games: str = "30/minute;500/day"  # per player
     rate_limit_moves: str = "20/second;600/minute"  # per player: moves, undos, resignations
     rate_limit_address: str = "6000/minute"  # per address: every limited action together
+    # With Redis, the moves' limits are decided in each process and its hits sent to Redis in
+    # one exchange this often (app/web/http/shared_counts.py): the others' hits reach a
+    # process's decisions up to this late.
+    rate_limit_share_ms: int = Field(default=50, ge=1, le=5000)
     # Actions whose cost can grow, per player: joining or leaving rooms (each one an event to
     # every stream of the room), hints (a solver search) and analyses (a solver search); and
     # all three together per address (many players behind one address share it).

@@ -1,5 +1,5 @@
-"""What every move pays around its route: each middleware layer's CPU, and the rate limit's Redis
-round trip.
+"""What every move pays around its route: each middleware layer's CPU, and its rate limits' share
+of Redis.
 
     .venv/bin/python bench/fixed_costs.py [--requests 3000] [--rounds 5] [--redis-url URL]
 
@@ -13,9 +13,11 @@ more than one layer costs. This times each piece alone, in one process, in a tig
   size, called with a move's request: an API move (bearer token, JSON, ``Idempotency-Key``) and
   a board move (session cookie, CSRF token, form). A layer's cost is the chain from it inward
   less the chain from the next one inward (medians of ``--rounds`` rounds).
-- **The rate limit's round trip** (with ``--redis-url``): :meth:`RateLimits.hit_all_async` of a
-  move's rules (the player's windows and the address's) on Redis, as a move on the event loop
-  counts; the client's CPU per call.
+- **The rate limits** (with ``--redis-url``): :meth:`RateLimits.hit_all_async` of a move's rules
+  (the player's windows and the address's) as a move on the event loop counts them, decided in
+  the process, by 100 players in turn, with the exchange with Redis that shares the counts
+  after every 25 moves (what a worker doing 500 moves/s sends every 50 ms); the client's CPU
+  per move, the exchanges included.
 """
 
 from __future__ import annotations
@@ -218,12 +220,28 @@ async def rate_limit_cost(args: argparse.Namespace) -> dict[str, Any]:
     )
     limits.start()
     try:
-        hits = ((limits.moves, "p" * 22), (limits.address, "127.0.0.1"))
-        await limits.hit_all_async(hits)  # connects, loads the script
-        costs = [await cpu_per_call(lambda: limits.hit_all_async(hits), 1000) for _ in range(5)]
+        shared = limits.shared
+        assert shared is not None
+        players = [
+            ((limits.moves, f"{i:022d}"), (limits.address, f"127.0.0.{i % 50}")) for i in range(100)
+        ]
+        turn = iter(range(10**9))
+
+        async def move() -> None:
+            i = next(turn)
+            await limits.hit_all_async(players[i % len(players)])
+            if i % 25 == 24:
+                await shared.flush()
+
+        await cpu_per_call(move, 100)  # connects, loads the script
+        costs = [await cpu_per_call(move, 1000) for _ in range(5)]
     finally:
         await limits.stop()
-    return {"rate limit round trip, client CPU µs per move": round(statistics.median(costs), 1)}
+    return {
+        "rate limits with their exchanges, client CPU µs per move": round(
+            statistics.median(costs), 1
+        )
+    }
 
 
 async def measure(args: argparse.Namespace) -> dict[str, Any]:

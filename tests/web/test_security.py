@@ -801,8 +801,9 @@ def test_limits_are_shared_by_two_instances_through_redis(
 def test_moves_on_the_event_loop_count_in_redis_with_the_other_routes(
     db_url: str, close_apps: list[FastAPI]
 ) -> None:
-    """The moves' limits are awaited on the event loop (one Redis script a move, issue 26),
-    on the same keys as the synchronous storage of the other routes: one count, one refusal."""
+    """The moves' limits are decided on the event loop and shared through Redis in batches
+    (issue 26), on the same keys as the synchronous storage of the other routes: one count,
+    one refusal."""
     prefix = f"ph-test-{uuid.uuid4().hex[:12]}"
     app = limited_app(
         db_url, redis_url=REDIS_URL, rate_limit_prefix=prefix, rate_limit_moves="3/minute"
@@ -810,20 +811,24 @@ def test_moves_on_the_event_loop_count_in_redis_with_the_other_routes(
     close_apps.append(app)
     limits = app.state.limits
     with TestClient(app, client=("192.0.2.46", 1)) as c:
-        assert limits._hit_all is not None  # the lifespan's loop counts asynchronously
+        shared = limits.shared
+        assert shared is not None  # the lifespan's loop counts, and shares the counts
+        assert c.portal is not None
         token = c.post("/api/players", json={}).json()["token"]
         c.headers["Authorization"] = f"Bearer {token}"
         game = start(c, "quadrangle", 1)
         player = game["player"]["id"]
         assert move(c, game["id"], "t5-t9", 0).status_code == 200
+        c.portal.call(shared.flush)
         # The synchronous storage sees the move the event loop counted …
         item = limits.moves.items[0]
         assert limits.limiter.get_window_stats(item, "moves", player).remaining == 2
-        # … and what it counts, the event loop's next moves see too.
+        # … and what it counts, the event loop sees from its next exchange on.
         assert limits.limiter.hit(item, "moves", player)
         assert move(c, game["id"], "t8-t10", 1).status_code == 200
+        c.portal.call(shared.flush)
         _retry_after(move(c, game["id"], "t1-t2", 2))
-    assert limits._hit_all is None  # closed with the lifespan
+    assert limits.shared is None  # closed with the lifespan
 
 
 def test_limits_fail_open_when_redis_is_unreachable(

@@ -5,10 +5,10 @@ and every app instance shares them through Redis, under the key prefix ``RATE_LI
 A request over a limit gets ``429`` with ``Retry-After`` (seconds until the window frees up).
 
 Routes on the event loop (the moves) count with :meth:`RateLimits.hit_all_async`: with Redis,
-every window of every rule of the request in one round trip (a script that does for each key
-what ``limits``' fixed window does, on the same keys, so the synchronous routes and the event
-loop count together), on a connection pool of the loop the app's lifespan runs; elsewhere as
-:meth:`RateLimits.hit` (memory: no I/O to wait for).
+each process decides from its own hits and the shared counts of its last exchange with Redis,
+and exchanges them every ``RATE_LIMIT_SHARE_MS`` (app/web/http/shared_counts.py: the same keys
+and windows as ``limits``' storage, so the synchronous routes and the event loop count
+together); elsewhere as :meth:`RateLimits.hit` (memory: no I/O to wait for).
 """
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ import math
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
+from urllib.parse import quote
 
 import redis.asyncio
 from fastapi import Request
@@ -27,11 +28,11 @@ from limits.errors import StorageError
 from limits.storage import MemoryStorage, RedisStorage, Storage
 from limits.strategies import FixedWindowRateLimiter
 from limits.util import WindowStats
-from redis.commands.core import AsyncScript
 from starlette.requests import HTTPConnection
 
 from app.config import Settings
 from app.services.errors import N_, ServiceError
+from app.web.http.shared_counts import SharedCounts
 
 log = logging.getLogger(__name__)
 
@@ -83,25 +84,6 @@ def _rule(name: str, text: str, message: str) -> Rule:
     return Rule(name, tuple(parse_many(text)), message)
 
 
-# limits' fixed window (its incr_expire.lua) for each key in turn, stopping at the first key
-# over its limit as the library's limiter does rule by rule: one round trip for a move's three
-# windows instead of three. ARGV holds each key's expiry and limit; the answer is the 1-based
-# index of the refusing key and the seconds its window has left (what limits' window stats
-# read), or 0.
-HIT_ALL = """
-for i = 1, #KEYS do
-  local current = redis.call("incrby", KEYS[i], 1)
-  if current == 1 then
-    redis.call("expire", KEYS[i], ARGV[2 * i - 1])
-  end
-  if current > tonumber(ARGV[2 * i]) then
-    return {i, redis.call("ttl", KEYS[i])}
-  end
-end
-return 0
-"""
-
-
 class RateLimits:
     """The app's limits; ``hit(rule, key)`` counts one action or raises :class:`RateLimited`."""
 
@@ -121,11 +103,12 @@ class RateLimits:
         else:
             self.storage = SweepingMemoryStorage()
         self.limiter = FixedWindowRateLimiter(self.storage)
+        self.share_every = settings.rate_limit_share_ms / 1000
         # Redis on the event loop of the app's lifespan (start/stop): its connections belong
         # to that loop.
         self._loop: asyncio.AbstractEventLoop | None = None
         self._pool: redis.asyncio.ConnectionPool | None = None
-        self._hit_all: AsyncScript | None = None
+        self.shared: SharedCounts | None = None
         self.signin = _rule(
             "signin", settings.rate_limit_signin, "Too many sign-in attempts; wait and try again."
         )
@@ -182,35 +165,41 @@ class RateLimits:
         self._pool = redis.asyncio.ConnectionPool.from_url(
             self.redis_url, socket_connect_timeout=0.5, socket_timeout=0.5
         )
-        self._hit_all = redis.asyncio.Redis(connection_pool=self._pool).register_script(HIT_ALL)
+        self.shared = SharedCounts(self._pool, self.share_every)
         self._loop = asyncio.get_running_loop()
 
     async def stop(self) -> None:
-        pool, self._pool, self._hit_all, self._loop = self._pool, None, None, None
+        pool, shared = self._pool, self.shared
+        self._pool, self.shared, self._loop = None, None, None
+        if shared is not None:
+            await shared.stop()
         if pool is not None:
             await pool.disconnect()
 
     async def hit_all_async(self, hits: Sequence[tuple[Rule, str]]) -> None:
         """:meth:`hit` of each ``(rule, key)`` in turn, for a route on the event loop: with
-        Redis, all of them in one round trip."""
-        script = self._hit_all
-        if script is None or self._loop is not asyncio.get_running_loop():
+        Redis, decided in this process without waiting for Redis (:class:`SharedCounts`)."""
+        shared = self.shared
+        if shared is None or self._loop is not asyncio.get_running_loop():
             for rule, key in hits:  # in memory (or a loop without a pool of its own: tests)
                 self.hit(rule, key)
             return
         if not self.enabled:
             return
         windows = [(rule, item, key) for rule, key in hits for item in rule.items]
-        keys = [f"{self.key_prefix}:{item.key_for(rule.name, key)}" for rule, item, key in windows]
-        args = [n for _, item, _ in windows for n in (item.get_expiry(), item.amount)]
-        try:
-            refused = await script(keys, args)
-        except redis.RedisError as exc:
-            _unavailable(exc)
-            return
-        if refused:
-            index, seconds_left = refused
-            _refuse(windows[int(index) - 1][0], int(seconds_left))
+        prefix = self.key_prefix
+        refused = shared.hit(
+            [
+                (
+                    f"{prefix}:{item.key_for(rule.name, _spaceless(key))}",
+                    item.get_expiry(),
+                    item.amount,
+                )
+                for rule, item, key in windows
+            ]
+        )
+        if refused is not None:
+            _refuse(windows[refused.index][0], refused.seconds_left)
 
     def hit_address(self, request: Request, rule: Rule | None = None) -> None:
         """Counts against the address's overall limit, and against ``rule`` for it."""
@@ -261,6 +250,11 @@ async def limit_player_async(request: Request, what: str, player: str) -> None:
     limits = limits_of(request)
     rule = limits.new_games if what == "games" else limits.moves
     await limits.hit_all_async(((rule, player), (limits.address, client_address(request))))
+
+
+def _spaceless(key: str) -> str:
+    # The exchange with Redis sends its windows as lines of words (shared_counts.py).
+    return key if key.isprintable() and " " not in key else quote(key, safe="")
 
 
 def _unavailable(exc: Exception) -> None:

@@ -4,6 +4,7 @@ players through. (Limits over HTTP and through a real Redis: tests/web/test_secu
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import uuid
 from types import SimpleNamespace
@@ -141,21 +142,14 @@ def _on_redis(**overrides: Any) -> RateLimits:
 
 
 @needs_redis
-def test_every_window_of_a_move_counts_in_one_round_trip_on_the_same_keys() -> None:
+def test_moves_are_decided_here_and_reach_redis_in_one_exchange_on_the_same_keys() -> None:
     limits = _on_redis(rate_limit_moves="3/second;5/minute", rate_limit_address="100/minute")
     hits = ((limits.moves, "p"), (limits.address, "192.0.2.9"))
-    scripts: list[int] = []
 
     async def go() -> None:
         limits.start()
-        assert limits._hit_all is not None
-        script = limits._hit_all
-
-        async def counted(*args: Any) -> Any:
-            scripts.append(len(args[0]))
-            return await script(*args)
-
-        limits._hit_all = counted  # type: ignore[assignment]
+        shared = limits.shared
+        assert shared is not None
         try:
             for _ in range(3):
                 await limits.hit_all_async(hits)
@@ -163,11 +157,13 @@ def test_every_window_of_a_move_counts_in_one_round_trip_on_the_same_keys() -> N
                 await limits.hit_all_async(hits)
             assert refused.value.retry_after == 1
             assert limits.moves.message in refused.value.message
+            assert shared.exchanges == 0  # decided without waiting for Redis
+            await shared.flush()
+            assert shared.exchanges == 1  # the four moves' windows in one call
         finally:
             await limits.stop()
 
     run(go())
-    assert scripts == [3, 3, 3, 3]  # one call a move, for its three windows
     # The synchronous storage (the other routes') reads the same counts …
     per_second, per_minute = limits.moves.items
     address = limits.address.items[0]
@@ -177,6 +173,66 @@ def test_every_window_of_a_move_counts_in_one_round_trip_on_the_same_keys() -> N
     # after it saw the three moves let through, not the refused one.
     assert stats(per_minute, "moves", "p").remaining == 2
     assert stats(address, "address", "192.0.2.9").remaining == 97
+
+
+@needs_redis
+def test_a_process_sees_the_others_counts_from_its_next_exchange() -> None:
+    prefix = f"ph-test-{uuid.uuid4().hex[:12]}"
+    one = _limits(redis_url=REDIS_URL, rate_limit_prefix=prefix, rate_limit_moves="4/minute")
+    two = _limits(redis_url=REDIS_URL, rate_limit_prefix=prefix, rate_limit_moves="4/minute")
+    hits = ((one.moves, "p"),)
+
+    async def go() -> None:
+        one.start()
+        two.start()
+        assert one.shared is not None and two.shared is not None
+        try:
+            await one.hit_all_async(hits)
+            await one.hit_all_async(hits)
+            await one.shared.flush()
+            await two.hit_all_async(hits)  # two has not heard of one's two yet
+            await two.shared.flush()  # now it has: 3 of 4
+            await two.hit_all_async(hits)
+            with pytest.raises(RateLimited):
+                await two.hit_all_async(hits)
+            # One's last exchange said 2: one more is let through, late by one exchange …
+            await one.hit_all_async(hits)
+            await one.shared.flush()
+            with pytest.raises(RateLimited):  # … and from its answer on, one refuses too
+                await one.hit_all_async(hits)
+        finally:
+            await one.stop()
+            await two.stop()
+
+    run(go())
+    assert one.limiter.get_window_stats(one.moves.items[0], "moves", "p").remaining == 0
+
+
+@needs_redis
+def test_the_exchanges_follow_redis_windows_and_send_only_what_is_new() -> None:
+    limits = _on_redis(rate_limit_moves="100/minute")
+    hits = ((limits.moves, "p"),)
+
+    async def go() -> None:
+        limits.start()
+        shared = limits.shared
+        assert shared is not None
+        try:
+            await limits.hit_all_async(hits)
+            await asyncio.sleep(limits.share_every * 4)  # the exchange comes by itself
+            assert shared.exchanges == 1
+            await shared.flush()  # nothing new: no call
+            assert shared.exchanges == 1
+        finally:
+            await limits.stop()
+
+    run(go())
+    key = f"{limits.key_prefix}:{limits.moves.items[0].key_for('moves', 'p')}"
+    import redis
+
+    client = redis.Redis.from_url(REDIS_URL)
+    assert int(client.get(key) or 0) == 1
+    assert 0 < client.ttl(key) <= 60  # the window's expiry, set by the exchange that made it
 
 
 @needs_redis
@@ -199,19 +255,51 @@ def test_a_later_rule_refuses_with_its_own_message() -> None:
     run(go())
 
 
-def test_an_unreachable_redis_lets_moves_through_on_the_event_loop(
+def test_an_unreachable_redis_leaves_the_moves_counted_in_this_process(
     caplog: pytest.LogCaptureFixture,
 ) -> None:
     limits = _limits(rate_limit_moves="1/minute", redis_url="redis://127.0.0.1:1/0")
 
     async def go() -> None:
         limits.start()
+        assert limits.shared is not None
         try:
-            for _ in range(2):
+            await limits.hit_all_async(((limits.moves, "p"),))
+            await limits.shared.flush()  # fails: warned once
+            await limits.hit_all_async(((limits.moves, "q"),))
+            await limits.shared.flush()  # fails again within the quiet period: not warned
+            with pytest.raises(RateLimited):  # still counted here
                 await limits.hit_all_async(((limits.moves, "p"),))
         finally:
             await limits.stop()
 
     with caplog.at_level(logging.WARNING, "app.web.http.ratelimit"):
         run(go())
-    assert sum("rate limits unavailable" in r.getMessage() for r in caplog.records) == 2
+    warned = [r for r in caplog.records if "rate limits unavailable" in r.getMessage()]
+    assert len(warned) == 1
+    assert "in this process only" in warned[0].getMessage()
+
+
+@needs_redis
+def test_a_key_with_spaces_is_counted_under_a_quoted_key() -> None:
+    # The exchange sends each window as a line of words; a key is never split there.
+    limits = _on_redis(rate_limit_moves="100/minute", rate_limit_address="1/minute")
+    hits = ((limits.moves, "p"), (limits.address, "bad address\twith\nspaces"))
+
+    async def go() -> None:
+        limits.start()
+        assert limits.shared is not None
+        try:
+            await limits.hit_all_async(hits)
+            await limits.shared.flush()
+            with pytest.raises(RateLimited) as refused:
+                await limits.hit_all_async(hits)
+            assert limits.address.message in refused.value.message
+        finally:
+            await limits.stop()
+
+    run(go())
+    stats = limits.limiter.get_window_stats
+    quoted = "bad%20address%09with%0Aspaces"
+    assert stats(limits.address.items[0], "address", quoted).remaining == 0
+    assert stats(limits.moves.items[0], "moves", "p").remaining == 98
