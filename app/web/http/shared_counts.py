@@ -110,6 +110,8 @@ class SharedCounts:
 
     def _start(self) -> None:
         self._timer = None
+        if self._exchange is not None:  # one exchange at a time: its end schedules the next
+            return
         self._exchange = asyncio.get_running_loop().create_task(self._send())
         self._exchange.add_done_callback(self._sent)
 
@@ -173,18 +175,20 @@ class SharedCounts:
             self._failing_since, self._warned_at = None, -math.inf
 
     async def flush(self) -> None:
-        """Sends what is pending now (and waits for an exchange under way): on stopping, and
-        for tests."""
-        if self._timer is not None:
-            self._timer.cancel()
-            self._timer = None
-        if self._exchange is not None:
+        """Waits for the exchange under way, then sends what is pending: on stopping, and for
+        tests."""
+        for _ in range(2):
+            if self._timer is not None:
+                self._timer.cancel()
+                self._timer = None
+            if self._exchange is None:
+                if not any(w.pending for w in self._windows.values()):
+                    return
+                self._start()
+            exchange = self._exchange
+            assert exchange is not None
             with contextlib.suppress(asyncio.CancelledError):
-                await asyncio.shield(self._exchange)
-        if any(w.pending for w in self._windows.values()):
-            self._start()
-            assert self._exchange is not None
-            await asyncio.shield(self._exchange)
+                await asyncio.shield(exchange)
 
     async def stop(self) -> None:
         with contextlib.suppress(Exception):

@@ -303,3 +303,32 @@ def test_a_key_with_spaces_is_counted_under_a_quoted_key() -> None:
     quoted = "bad%20address%09with%0Aspaces"
     assert stats(limits.address.items[0], "address", quoted).remaining == 0
     assert stats(limits.moves.items[0], "moves", "p").remaining == 98
+
+
+@needs_redis
+def test_hits_made_while_an_exchange_is_under_way_go_in_the_next_one() -> None:
+    limits = _on_redis(rate_limit_moves="6/minute")
+    hits = ((limits.moves, "p"),)
+
+    async def go() -> None:
+        limits.start()
+        shared = limits.shared
+        assert shared is not None
+        try:
+            for _ in range(2):
+                await limits.hit_all_async(hits)
+            under_way = asyncio.create_task(shared.flush())
+            while shared.exchanges == 0:  # until the exchange of two has been sent
+                await asyncio.sleep(0)
+            for _ in range(3):
+                await limits.hit_all_async(hits)  # counted here meanwhile: 5 of 6
+            await under_way  # it waits for the first exchange, then sends the three
+            assert shared.exchanges == 2
+            await limits.hit_all_async(hits)  # the sixth
+            with pytest.raises(RateLimited):
+                await limits.hit_all_async(hits)
+        finally:
+            await limits.stop()
+
+    run(go())
+    assert limits.limiter.get_window_stats(limits.moves.items[0], "moves", "p").remaining == 0
