@@ -22,6 +22,18 @@ def _complete() -> Words:
     )
 
 
+def fits_up_in_suit(card: int, pile: Pile, *, wrap: bool, start: int | None) -> bool:
+    """:func:`up_in_suit_refusal` is None, without building the reason (for legal moves)."""
+    if not pile:
+        return start is None or rank_of(card) == start
+    if len(pile) >= FOUNDATION_SIZE:
+        return False
+    top = pile[-1]
+    if suit_of(card) != suit_of(top) or (rank_of(top) == 13 and not wrap):
+        return False
+    return rank_of(card) == succ(rank_of(top))
+
+
 def up_in_suit_refusal(card: int, pile: Pile, *, wrap: bool, start: int | None) -> Words | None:
     """A foundation building up in suit, starting from rank ``start`` when empty.
 

@@ -4,8 +4,13 @@ reason as words, for up-in-suit foundations (with or without wrap) and Patriarch
 from __future__ import annotations
 
 from app.engine import CardRef, RankRef
-from app.engine.building import FOUNDATION_SIZE, down_in_suit_refusal, up_in_suit_refusal
-from app.engine.cards import parse_code
+from app.engine.building import (
+    FOUNDATION_SIZE,
+    down_in_suit_refusal,
+    fits_up_in_suit,
+    up_in_suit_refusal,
+)
+from app.engine.cards import SUITS, face, parse_code
 from app.engine.state import Pile
 
 
@@ -76,3 +81,20 @@ def test_down_in_suit_takes_the_rank_below_in_the_suit() -> None:
     why = down_in_suit_refusal(card("JH"), cards("KC QC"))
     assert why is not None and why.code == "foundation_down_suit"
     assert str(why) == "J♥ cannot go on Q♣: foundations build in suit."
+
+
+def test_the_quick_check_agrees_with_the_reasons_everywhere() -> None:
+    # Every card on every top (and on an empty pile, and a full one), with and without wrap,
+    # for every start rank: what legal moves ask (Castle's End) is what a refused move says.
+    deck = [face(rank, suit) for suit in range(len(SUITS)) for rank in range(1, 14)]
+    piles: list[Pile] = [(), *((top,) for top in deck)]
+    piles.append(tuple(face(rank, 0) for rank in range(1, FOUNDATION_SIZE + 1)))
+    checked = 0
+    for pile in piles:
+        for card_ in deck:
+            for wrap in (True, False):
+                for start in (None, *range(1, 14)):
+                    fits = fits_up_in_suit(card_, pile, wrap=wrap, start=start)
+                    assert fits == (up_in_suit_refusal(card_, pile, wrap=wrap, start=start) is None)
+                    checked += fits
+    assert checked > 0

@@ -4,7 +4,7 @@ down in suit without wrap."""
 
 from __future__ import annotations
 
-from app.engine.building import up_in_suit_refusal
+from app.engine.building import fits_up_in_suit, up_in_suit_refusal
 from app.engine.cards import KING, rank_of, suit_of
 from app.engine.layout import Fan, Layout, PileKind, row_of
 from app.engine.moves import Move
@@ -69,7 +69,7 @@ class CastlesEnd(Ruleset):
         for src in sources:
             card, name = p[src][-1], ids[src]
             for f in self.foundations:
-                if up_in_suit_refusal(card, p[f], wrap=True, start=base) is None:
+                if fits_up_in_suit(card, p[f], wrap=True, start=base):
                     moves.append(Move(name, ids[f]))
             moves.extend(Move(name, ids[t]) for t in neighbours.get(card, ()))
             moves.extend(Move(name, ids[t]) for t in empty_tableau)
