@@ -21,7 +21,8 @@ text, each statement prepared once per connection):
 - ``POST /api/floor/{game_id}/checks``: also the body read as the API's ``MoveRequest`` and the
   bearer token's owner (``api_player_id``), as the API move's binder does before its route;
 - ``POST /api/floor/{game_id}/gates``: also the per-player and per-address rate limits, as the
-  API move counts them before its transaction (``limit_player_async``: one Redis round trip);
+  API move counts them before its transaction (``limit_player_async``: decided in the process,
+  shared with Redis in batches since 2026-11-28; one Redis round trip before);
 - ``POST /api/floor/{game_id}/engine``: also the rules, with the app's own two messages (every
   column of the game row locked, the move log's answer stored): the owner and version checked,
   the requested move applied by the engine (``Ruleset.step``), the legal moves after it, the
