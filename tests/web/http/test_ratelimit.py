@@ -5,12 +5,15 @@ players through. (Limits over HTTP and through a real Redis: tests/web/test_secu
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import uuid
+from collections.abc import AsyncIterator
 from types import SimpleNamespace
 from typing import Any
 
 import pytest
+import redis
 
 from app.web.http.ratelimit import (
     RateLimited,
@@ -19,6 +22,7 @@ from app.web.http.ratelimit import (
     client_address,
     limit_costly,
 )
+from app.web.http.shared_counts import SharedCounts
 from tests.aio import run
 from tests.settings import suite_settings
 
@@ -124,8 +128,6 @@ def test_the_memory_storage_sweeps_in_the_callers_thread() -> None:
 
 
 def _redis_up() -> bool:
-    import redis
-
     try:
         return bool(redis.Redis.from_url(REDIS_URL, socket_connect_timeout=1).ping())
     except redis.RedisError:
@@ -134,6 +136,18 @@ def _redis_up() -> bool:
 
 REDIS_URL = "redis://127.0.0.1:6379/0"
 needs_redis = pytest.mark.skipif(not _redis_up(), reason="needs the local Redis at 127.0.0.1:6379")
+
+
+@contextlib.asynccontextmanager
+async def sharing(limits: RateLimits) -> AsyncIterator[SharedCounts]:
+    """``limits`` started on the running loop, as the app's lifespan starts them (their counts
+    shared through Redis), and stopped after."""
+    limits.start()
+    assert limits.shared is not None
+    try:
+        yield limits.shared
+    finally:
+        await limits.stop()
 
 
 def _on_redis(**overrides: Any) -> RateLimits:
@@ -147,10 +161,7 @@ def test_moves_are_decided_here_and_reach_redis_in_one_exchange_on_the_same_keys
     hits = ((limits.moves, "p"), (limits.address, "192.0.2.9"))
 
     async def go() -> None:
-        limits.start()
-        shared = limits.shared
-        assert shared is not None
-        try:
+        async with sharing(limits) as shared:
             for _ in range(3):
                 await limits.hit_all_async(hits)
             with pytest.raises(RateLimited) as refused:  # the fourth within the second
@@ -160,8 +171,6 @@ def test_moves_are_decided_here_and_reach_redis_in_one_exchange_on_the_same_keys
             assert shared.exchanges == 0  # decided without waiting for Redis
             await shared.flush()
             assert shared.exchanges == 1  # the four moves' windows in one call
-        finally:
-            await limits.stop()
 
     run(go())
     # The synchronous storage (the other routes') reads the same counts …
@@ -183,26 +192,20 @@ def test_a_process_sees_the_others_counts_from_its_next_exchange() -> None:
     hits = ((one.moves, "p"),)
 
     async def go() -> None:
-        one.start()
-        two.start()
-        assert one.shared is not None and two.shared is not None
-        try:
+        async with sharing(one) as one_shared, sharing(two) as two_shared:
             await one.hit_all_async(hits)
             await one.hit_all_async(hits)
-            await one.shared.flush()
+            await one_shared.flush()
             await two.hit_all_async(hits)  # two has not heard of one's two yet
-            await two.shared.flush()  # now it has: 3 of 4
+            await two_shared.flush()  # now it has: 3 of 4
             await two.hit_all_async(hits)
             with pytest.raises(RateLimited):
                 await two.hit_all_async(hits)
             # One's last exchange said 2: one more is let through, late by one exchange …
             await one.hit_all_async(hits)
-            await one.shared.flush()
+            await one_shared.flush()
             with pytest.raises(RateLimited):  # … and from its answer on, one refuses too
                 await one.hit_all_async(hits)
-        finally:
-            await one.stop()
-            await two.stop()
 
     run(go())
     assert one.limiter.get_window_stats(one.moves.items[0], "moves", "p").remaining == 0
@@ -214,22 +217,15 @@ def test_the_exchanges_follow_redis_windows_and_send_only_what_is_new() -> None:
     hits = ((limits.moves, "p"),)
 
     async def go() -> None:
-        limits.start()
-        shared = limits.shared
-        assert shared is not None
-        try:
+        async with sharing(limits) as shared:
             await limits.hit_all_async(hits)
             await asyncio.sleep(limits.share_every * 4)  # the exchange comes by itself
             assert shared.exchanges == 1
             await shared.flush()  # nothing new: no call
             assert shared.exchanges == 1
-        finally:
-            await limits.stop()
 
     run(go())
     key = f"{limits.key_prefix}:{limits.moves.items[0].key_for('moves', 'p')}"
-    import redis
-
     client = redis.Redis.from_url(REDIS_URL)
     assert int(client.get(key) or 0) == 1
     assert 0 < client.ttl(key) <= 60  # the window's expiry, set by the exchange that made it
@@ -241,16 +237,13 @@ def test_a_later_rule_refuses_with_its_own_message() -> None:
     hits = ((limits.moves, "p"), (limits.address, "192.0.2.10"))
 
     async def go() -> None:
-        limits.start()
-        try:
+        async with sharing(limits):
             await limits.hit_all_async(hits)
             await limits.hit_all_async(hits)
             with pytest.raises(RateLimited) as refused:
                 await limits.hit_all_async(hits)
             assert limits.address.message in refused.value.message
             assert 1 <= refused.value.retry_after <= 60
-        finally:
-            await limits.stop()
 
     run(go())
 
@@ -261,17 +254,13 @@ def test_an_unreachable_redis_leaves_the_moves_counted_in_this_process(
     limits = _limits(rate_limit_moves="1/minute", redis_url="redis://127.0.0.1:1/0")
 
     async def go() -> None:
-        limits.start()
-        assert limits.shared is not None
-        try:
+        async with sharing(limits) as shared:
             await limits.hit_all_async(((limits.moves, "p"),))
-            await limits.shared.flush()  # fails: warned once
+            await shared.flush()  # fails: warned once
             await limits.hit_all_async(((limits.moves, "q"),))
-            await limits.shared.flush()  # fails again within the quiet period: not warned
+            await shared.flush()  # fails again within the quiet period: not warned
             with pytest.raises(RateLimited):  # still counted here
                 await limits.hit_all_async(((limits.moves, "p"),))
-        finally:
-            await limits.stop()
 
     with caplog.at_level(logging.WARNING, "app.web.http.ratelimit"):
         run(go())
@@ -287,16 +276,12 @@ def test_a_key_with_spaces_is_counted_under_a_quoted_key() -> None:
     hits = ((limits.moves, "p"), (limits.address, "bad address\twith\nspaces"))
 
     async def go() -> None:
-        limits.start()
-        assert limits.shared is not None
-        try:
+        async with sharing(limits) as shared:
             await limits.hit_all_async(hits)
-            await limits.shared.flush()
+            await shared.flush()
             with pytest.raises(RateLimited) as refused:
                 await limits.hit_all_async(hits)
             assert limits.address.message in refused.value.message
-        finally:
-            await limits.stop()
 
     run(go())
     stats = limits.limiter.get_window_stats
@@ -311,10 +296,7 @@ def test_hits_made_while_an_exchange_is_under_way_go_in_the_next_one() -> None:
     hits = ((limits.moves, "p"),)
 
     async def go() -> None:
-        limits.start()
-        shared = limits.shared
-        assert shared is not None
-        try:
+        async with sharing(limits) as shared:
             for _ in range(2):
                 await limits.hit_all_async(hits)
             under_way = asyncio.create_task(shared.flush())
@@ -327,8 +309,6 @@ def test_hits_made_while_an_exchange_is_under_way_go_in_the_next_one() -> None:
             await limits.hit_all_async(hits)  # the sixth
             with pytest.raises(RateLimited):
                 await limits.hit_all_async(hits)
-        finally:
-            await limits.stop()
 
     run(go())
     assert limits.limiter.get_window_stats(limits.moves.items[0], "moves", "p").remaining == 0
