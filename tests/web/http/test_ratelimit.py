@@ -312,3 +312,27 @@ def test_hits_made_while_an_exchange_is_under_way_go_in_the_next_one() -> None:
 
     run(go())
     assert limits.limiter.get_window_stats(limits.moves.items[0], "moves", "p").remaining == 0
+
+
+@needs_redis
+def test_a_burst_goes_to_redis_at_once_not_at_the_next_tick() -> None:
+    # An exchange every 5 s: only a burst (a quarter of a window's limit since the last
+    # exchange) can send one within this test.
+    limits = _on_redis(rate_limit_moves="20/second", rate_limit_share_ms=5000)
+    hits = ((limits.moves, "p"),)
+
+    async def go() -> None:
+        async with sharing(limits) as shared:
+            for _ in range(4):
+                await limits.hit_all_async(hits)
+            for _ in range(10):
+                await asyncio.sleep(0)
+            assert shared.exchanges == 0  # 4 of 20: waits for the tick
+            await limits.hit_all_async(hits)  # the fifth: a quarter of the limit
+            for _ in range(10):
+                if shared.exchanges:
+                    break
+                await asyncio.sleep(0)
+            assert shared.exchanges == 1
+
+    run(go())
