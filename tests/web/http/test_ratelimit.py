@@ -4,7 +4,6 @@ players through. (Limits over HTTP and through a real Redis: tests/web/test_secu
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import logging
 import uuid
@@ -13,7 +12,6 @@ from types import SimpleNamespace
 from typing import Any
 
 import pytest
-import redis
 
 from app.web.http.ratelimit import (
     RateLimited,
@@ -24,6 +22,7 @@ from app.web.http.ratelimit import (
 )
 from app.web.http.shared_counts import SharedCounts
 from tests.aio import run
+from tests.local_redis import REDIS_URL, needs_redis
 from tests.settings import suite_settings
 
 
@@ -127,17 +126,6 @@ def test_the_memory_storage_sweeps_in_the_callers_thread() -> None:
     assert storage.get("k") == 1
 
 
-def _redis_up() -> bool:
-    try:
-        return bool(redis.Redis.from_url(REDIS_URL, socket_connect_timeout=1).ping())
-    except redis.RedisError:
-        return False
-
-
-REDIS_URL = "redis://127.0.0.1:6379/0"
-needs_redis = pytest.mark.skipif(not _redis_up(), reason="needs the local Redis at 127.0.0.1:6379")
-
-
 @contextlib.asynccontextmanager
 async def sharing(limits: RateLimits) -> AsyncIterator[SharedCounts]:
     """``limits`` started on the running loop, as the app's lifespan starts them (their counts
@@ -212,26 +200,6 @@ def test_a_process_sees_the_others_counts_from_its_next_exchange() -> None:
 
 
 @needs_redis
-def test_the_exchanges_follow_redis_windows_and_send_only_what_is_new() -> None:
-    limits = _on_redis(rate_limit_moves="100/minute")
-    hits = ((limits.moves, "p"),)
-
-    async def go() -> None:
-        async with sharing(limits) as shared:
-            await limits.hit_all_async(hits)
-            await asyncio.sleep(limits.share_every * 4)  # the exchange comes by itself
-            assert shared.exchanges == 1
-            await shared.flush()  # nothing new: no call
-            assert shared.exchanges == 1
-
-    run(go())
-    key = f"{limits.key_prefix}:{limits.moves.items[0].key_for('moves', 'p')}"
-    client = redis.Redis.from_url(REDIS_URL)
-    assert int(client.get(key) or 0) == 1
-    assert 0 < client.ttl(key) <= 60  # the window's expiry, set by the exchange that made it
-
-
-@needs_redis
 def test_a_later_rule_refuses_with_its_own_message() -> None:
     limits = _on_redis(rate_limit_moves="50/second", rate_limit_address="2/minute")
     hits = ((limits.moves, "p"), (limits.address, "192.0.2.10"))
@@ -288,51 +256,3 @@ def test_a_key_with_spaces_is_counted_under_a_quoted_key() -> None:
     quoted = "bad%20address%09with%0Aspaces"
     assert stats(limits.address.items[0], "address", quoted).remaining == 0
     assert stats(limits.moves.items[0], "moves", "p").remaining == 98
-
-
-@needs_redis
-def test_hits_made_while_an_exchange_is_under_way_go_in_the_next_one() -> None:
-    limits = _on_redis(rate_limit_moves="6/minute")
-    hits = ((limits.moves, "p"),)
-
-    async def go() -> None:
-        async with sharing(limits) as shared:
-            for _ in range(2):
-                await limits.hit_all_async(hits)
-            under_way = asyncio.create_task(shared.flush())
-            while shared.exchanges == 0:  # until the exchange of two has been sent
-                await asyncio.sleep(0)
-            for _ in range(3):
-                await limits.hit_all_async(hits)  # counted here meanwhile: 5 of 6
-            await under_way  # it waits for the first exchange, then sends the three
-            assert shared.exchanges == 2
-            await limits.hit_all_async(hits)  # the sixth
-            with pytest.raises(RateLimited):
-                await limits.hit_all_async(hits)
-
-    run(go())
-    assert limits.limiter.get_window_stats(limits.moves.items[0], "moves", "p").remaining == 0
-
-
-@needs_redis
-def test_a_burst_goes_to_redis_at_once_not_at_the_next_tick() -> None:
-    # An exchange every 5 s: only a burst (a quarter of a window's limit since the last
-    # exchange) can send one within this test.
-    limits = _on_redis(rate_limit_moves="20/second", rate_limit_share_ms=5000)
-    hits = ((limits.moves, "p"),)
-
-    async def go() -> None:
-        async with sharing(limits) as shared:
-            for _ in range(4):
-                await limits.hit_all_async(hits)
-            for _ in range(10):
-                await asyncio.sleep(0)
-            assert shared.exchanges == 0  # 4 of 20: waits for the tick
-            await limits.hit_all_async(hits)  # the fifth: a quarter of the limit
-            for _ in range(10):
-                if shared.exchanges:
-                    break
-                await asyncio.sleep(0)
-            assert shared.exchanges == 1
-
-    run(go())
