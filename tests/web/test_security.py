@@ -33,6 +33,7 @@ from app.web.http.headers import CSP
 from app.web.http.ratelimit import SweepingMemoryStorage
 from app.web.pages.templating import PREFS_COOKIE
 from tests.databases import fresh_postgres_database, migrate
+from tests.local_redis import REDIS_URL, needs_redis
 from tests.settings import suite_settings
 from tests.web.hidden import HiddenCardGuard
 from tests.web.support import (
@@ -761,19 +762,7 @@ def test_a_rate_limited_board_action_answers_with_the_board_and_why(
         assert c.get(f"/api/games/{game_id}").json()["version"] == 1
 
 
-REDIS_URL = "redis://127.0.0.1:6379/0"
-
-
-def _redis_up() -> bool:
-    import redis
-
-    try:
-        return bool(redis.Redis.from_url(REDIS_URL, socket_connect_timeout=1).ping())
-    except redis.RedisError:
-        return False
-
-
-@pytest.mark.skipif(not _redis_up(), reason="needs the local Redis at 127.0.0.1:6379")
+@needs_redis
 def test_limits_are_shared_by_two_instances_through_redis(
     db_url: str, close_apps: list[FastAPI]
 ) -> None:
@@ -797,7 +786,7 @@ def test_limits_are_shared_by_two_instances_through_redis(
         assert c.post("/api/players", json={}).status_code == 201
 
 
-@pytest.mark.skipif(not _redis_up(), reason="needs the local Redis at 127.0.0.1:6379")
+@needs_redis
 def test_moves_on_the_event_loop_count_in_redis_with_the_other_routes(
     db_url: str, close_apps: list[FastAPI]
 ) -> None:

@@ -22,11 +22,10 @@ from fastapi.testclient import TestClient
 from app.services import players as players_module
 from app.services.players import name_key
 from app.web.http.signin_guard import SignInGuard, leading_zero_bits, solve, work
+from tests.local_redis import REDIS_URL, needs_redis
 from tests.web.support import browser_post
 from tests.web.test_security import (
     PASSWORD,
-    REDIS_URL,
-    _redis_up,
     _retry_after,
     account_name,
     limited_app,
@@ -258,7 +257,7 @@ def test_a_missing_proof_page_names_no_secret_and_says_how_long(
         assert f'value="{name}"' in page.text
 
 
-@pytest.mark.skipif(not _redis_up(), reason="needs the local Redis at 127.0.0.1:6379")
+@needs_redis
 def test_with_redis_two_instances_share_known_addresses_failures_and_spent_proofs(
     db_url: str, close_apps: list[FastAPI]
 ) -> None:
