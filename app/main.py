@@ -16,7 +16,6 @@ import fastapi_offline
 from anyio import to_thread
 from fastapi import FastAPI
 from fastapi.staticfiles import StaticFiles
-from starlette.middleware.gzip import GZipMiddleware
 from starlette.middleware.sessions import SessionMiddleware
 from starlette.types import ASGIApp, Receive, Scope, Send
 
@@ -28,6 +27,7 @@ from app.services.availability import is_unavailable, summary
 from app.web.api import docs
 from app.web.api.schemas.game_state import answer_text
 from app.web.http import errors, faults, observe
+from app.web.http.compress import Gzip
 from app.web.http.csrf import CSRFMiddleware
 from app.web.http.headers import HeadAsGet, SecurityHeaders
 from app.web.http.https import NeedsHttps
@@ -205,7 +205,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         same_site="lax",
         https_only=settings.secure_cookies,
     )
-    app.add_middleware(GZipMiddleware, minimum_size=512)
+    app.add_middleware(Gzip, minimum_size=512)
     app.add_middleware(HeadAsGet)
     app.add_middleware(
         Admission,
