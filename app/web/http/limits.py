@@ -39,7 +39,6 @@ import weakref
 from dataclasses import dataclass, field
 
 import anyio
-from anyio import Semaphore, WouldBlock, move_on_after
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from app.metrics import SHED
@@ -171,18 +170,38 @@ class SizeLimits:
         )
 
 
+async def _take_now(gate: asyncio.Semaphore) -> bool:
+    """Takes a turn if one is free, without waiting: asyncio's ``acquire`` then returns at once."""
+    if gate.locked():
+        return False
+    await gate.acquire()
+    return True
+
+
+async def _take_within(gate: asyncio.Semaphore, seconds: float) -> bool:
+    """Waits at most ``seconds`` for a turn. asyncio's timeout, not an anyio cancel scope: with
+    a worker's moves queued at the general gate, the scopes cost a few percent of its CPU
+    (bench/RESULTS.md, issue 26)."""
+    try:
+        async with asyncio.timeout(seconds):
+            await gate.acquire()
+    except TimeoutError:
+        return False
+    return True
+
+
 @dataclass
 class _Class:
     """A metered class of requests: ``slots`` at once, at most ``queue`` more waiting."""
 
-    gate: Semaphore
+    gate: asyncio.Semaphore
     queue: int
     waiting: int = 0
 
 
 @dataclass
 class _Gates:
-    general: Semaphore
+    general: asyncio.Semaphore
     metered: dict[str, _Class]  # by the names of _METERED
     streams: _Class
     budget: float  # seconds expensive pages may still take now (a token bucket of time)
@@ -236,12 +255,12 @@ class Admission:
         gates = self._gates.get(loop)
         if gates is None:
             gates = _Gates(
-                Semaphore(self.general),
+                asyncio.Semaphore(self.general),
                 {
-                    name: _Class(Semaphore(slots), self.metered_queue)
+                    name: _Class(asyncio.Semaphore(slots), self.metered_queue)
                     for name, slots in self.slots.items()
                 },
-                _Class(Semaphore(self.stream_opens), self.metered_queue),
+                _Class(asyncio.Semaphore(self.stream_opens), self.metered_queue),
                 self.most,
                 monotonic(),
             )
@@ -284,15 +303,8 @@ class Admission:
 
     async def _general(self, gates: _Gates, scope: Scope, receive: Receive, send: Send) -> None:
         gate = gates.general
-        acquired = False
-        try:
-            gate.acquire_nowait()  # the usual case, without a cancel scope (~35 µs)
-            acquired = True
-        except WouldBlock:
-            with move_on_after(self.timeout):
-                await gate.acquire()
-                acquired = True
-        if not acquired:
+        # The usual case at once, without a deadline (~35 µs with one).
+        if not (await _take_now(gate) or await _take_within(gate, self.timeout)):
             await self._shed(scope, send)
             return
         try:
@@ -317,18 +329,13 @@ class Admission:
             await self._shed(scope, send)
             return
         gate = metered.gate
-        try:
-            gate.acquire_nowait()
-        except WouldBlock:
+        if not await _take_now(gate):
             if metered.waiting >= metered.queue:  # full: refused at once, never queued
                 await self._shed(scope, send)
                 return
-            acquired = False
             metered.waiting += 1
             try:
-                with move_on_after(self.timeout):
-                    await gate.acquire()
-                    acquired = True
+                acquired = await _take_within(gate, self.timeout)
             finally:
                 metered.waiting -= 1
             if not acquired:

@@ -137,7 +137,7 @@ def test_requests_beyond_the_workers_queue_are_answered_503(
         blocked = _Blocked(gated, monkeypatch, "get")
         try:
             held = [pool.submit(c.get, f"/api/games/abcdefghijklmn{i:02}") for i in range(admitted)]
-            wait_until(lambda: _turns_left(gated) == 0, "every turn taken")
+            wait_until(lambda: _every_turn_taken(gated), "every turn taken")
             _unavailable(c.get("/api/games/abcdefghijklmnop"))
             assert c.get("/healthz").status_code == 200  # health checks are never queued
         finally:
@@ -145,13 +145,13 @@ def test_requests_beyond_the_workers_queue_are_answered_503(
         assert [f.result(timeout=60).status_code for f in held] == [404] * admitted
 
 
-def _turns_left(application: FastAPI) -> int:
-    """How many more requests the app's gate would let in at once just now."""
+def _every_turn_taken(application: FastAPI) -> bool:
+    """Whether the app's gate would make the next request wait just now."""
     layer: Any = application.middleware_stack
     while not isinstance(layer, Admission):
         layer = layer.app
     made = list(layer._gates.values())  # the gates come with the first request
-    return sum(gates.general.value for gates in made) if made else layer.general
+    return bool(made) and all(gates.general.locked() for gates in made)
 
 
 def _unavailable(response: Any) -> None:
