@@ -6,8 +6,10 @@ from __future__ import annotations
 import json
 import logging
 import os
+import random
 import subprocess
 import sys
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
@@ -15,7 +17,7 @@ from fastapi.testclient import TestClient
 from prometheus_client.parser import text_string_to_metric_families
 
 from app.config import PROJECT_DIR
-from app.web.http.observe import JsonFormatter
+from app.web.http.observe import JsonFormatter, _RequestIds
 from tests.web.support import move, start
 
 
@@ -51,6 +53,24 @@ def test_a_request_id_that_is_not_sane_is_replaced(api: TestClient) -> None:
     assert response.status_code == 200
     assert response.headers["x-request-id"] != "no spaces <please>"
     assert len(response.headers["x-request-id"]) == 32
+
+
+def test_request_ids_are_32_hex_digits_and_never_repeat_in_a_process_or_its_forks() -> None:
+    ids = _RequestIds()
+    made = [ids.next() for _ in range(10_000)]
+    assert len(set(made)) == len(made)
+    assert all(len(i) == 32 and int(i, 16) >= 0 for i in made)
+    read, write = os.pipe()
+    child = os.fork()
+    if child == 0:  # the child's first id, through the pipe; nothing else runs there
+        os.write(write, ids.next().encode())
+        os._exit(0)
+    os.close(write)
+    os.waitpid(child, 0)
+    forked = os.read(read, 64).decode()
+    os.close(read)
+    assert len(forked) == 32 and forked[:16] != made[0][:16]  # a random half of its own
+    assert ids.next() == f"{made[0][:16]}{len(made):016x}"  # the parent goes on counting
 
 
 def test_metrics_count_requests_moves_latency_and_the_pools(api: TestClient) -> None:
@@ -98,3 +118,13 @@ def test_several_workers_add_up_in_multiprocess_mode(tmp_path: Path) -> None:
     assert samples[("ph_moves_total", (("status", "200"),))] == 5
     labels = (("method", "POST"), ("route", "/api/games/{game_id}/moves"), ("status", "200"))
     assert samples[("ph_requests_total", labels)] == 2
+
+
+def test_a_lines_time_is_written_as_isoformat_would_write_it() -> None:
+    formatter = JsonFormatter()
+    rng = random.Random(26)
+    moments = [1_764_350_000 + rng.random() * 1_000 for _ in range(20_000)]
+    moments += [1_764_350_000.123, 1_764_350_000.9999996, 1_764_350_001.0005, 1_764_350_002.0]
+    for created in moments:  # in turn, and back to a second already written
+        expected = datetime.fromtimestamp(created, UTC).isoformat(timespec="milliseconds")
+        assert formatter._ts(created) == expected, created
