@@ -65,7 +65,18 @@ def translations(lang: str) -> _gettext.NullTranslations:
 
 
 def accept_language(header: str) -> str | None:
-    """The best of our languages for an ``Accept-Language`` header (Babel's negotiation)."""
+    """The best of our languages for an ``Accept-Language`` header (Babel's negotiation).
+    Remembered for headers of a usual length: browsers send a handful, and every answer says
+    its language (a long one is worked out each time, so the memory stays small)."""
+    return _negotiated(header) if len(header) <= 200 else _negotiate(header)
+
+
+@lru_cache(maxsize=512)
+def _negotiated(header: str) -> str | None:
+    return _negotiate(header)
+
+
+def _negotiate(header: str) -> str | None:
     ranked: list[tuple[float, int, str]] = []
     for i, part in enumerate(header.split(",")[:20]):
         tag, _, params = part.strip().partition(";")

@@ -13,6 +13,7 @@ from app.web.i18n import (
     DEFAULT,
     LANGS,
     LanguageMiddleware,
+    _negotiated,
     accept_language,
     current_lang,
     day,
@@ -45,6 +46,15 @@ from tests.web.http.asgi import call, http_scope
 )
 def test_accept_language(header: str, lang: str | None) -> None:
     assert accept_language(header) == lang
+    assert accept_language(header) == lang  # remembered, the same
+
+
+def test_a_long_accept_language_is_negotiated_each_time_not_remembered() -> None:
+    header = "it, fr;q=0.5, " + ", ".join(["zz"] * 60)
+    assert len(header) > 200
+    remembered = _negotiated.cache_info().currsize
+    assert accept_language(header) == "fr"
+    assert _negotiated.cache_info().currsize == remembered
 
 
 def test_the_accounts_choice_is_kept_with_its_preferences() -> None:
