@@ -81,15 +81,23 @@ class Gzip:
         accepted = accepts_gzip(scope)
         start: Message | None = None
         streamed: IdentityResponder | None = None
+        as_is = False
 
         async def sending(message: Message) -> None:
-            nonlocal start, streamed
+            nonlocal start, streamed, as_is
+            if as_is:
+                await send(message)
+                return
             if streamed is not None:
                 await streamed.send_with_compression(message)
                 return
             kind = message["type"]
             if kind == "http.response.start":
-                start = message
+                if _as_is(message):  # at once: an event stream's headers go before any event
+                    as_is = True
+                    await send(message)
+                else:
+                    start = message
                 return
             if (
                 start is None
@@ -109,7 +117,7 @@ class Gzip:
                 await streamed.send_with_compression(message)
                 return
             body = message.get("body", b"")
-            if len(body) < self.minimum_size or _as_is(start):
+            if len(body) < self.minimum_size:
                 await send(start)
                 await send(message)
                 return

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import gzip
 from collections.abc import Sequence
 
@@ -136,3 +137,27 @@ def test_accept_encoding_is_read_from_the_raw_headers() -> None:
     assert accepts_gzip(http_scope("GET", "/", BROWSER))
     assert not accepts_gzip(http_scope("GET", "/", [("accept-encoding", "identity")]))
     assert not accepts_gzip(http_scope("GET", "/"))
+
+
+def test_an_event_streams_headers_go_out_before_its_first_event() -> None:
+    seen: list[str] = []
+
+    async def stream(scope: Scope, receive: Receive, send: Send) -> None:
+        headers = [(b"content-type", b"text/event-stream")]
+        await send({"type": "http.response.start", "status": 200, "headers": headers})
+        seen.append("start sent")  # an event stream waits here for its first event
+        await send(body(b"data: 1\n\n", more=True))
+        await send(body(b"", more=False))
+
+    sent: list[str] = []
+
+    async def client(message: Message) -> None:
+        sent.append(message["type"])
+        if message["type"] == "http.response.start":
+            assert seen == [], "the headers waited for a body"
+
+    async def receive() -> Message:
+        return {"type": "http.disconnect"}
+
+    asyncio.run(Gzip(stream)(http_scope("GET", "/", BROWSER), receive, client))
+    assert sent == ["http.response.start", "http.response.body", "http.response.body"]
