@@ -31,6 +31,7 @@ import statistics
 import sys
 import tempfile
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
@@ -44,7 +45,7 @@ from tests.databases import migrate
 
 RESULTS = Path(__file__).resolve().parent / "RESULTS.md"
 HEADING = "## Board weight (bench/page_weight.py)"
-DATE = "2026-11-26"
+DATE = datetime.now(UTC).date().isoformat()  # the day of the run, as recorded
 PAGE_BUDGET = 60 * 1024
 FRAGMENT_BUDGET = 2048
 HX = {"HX-Request": "true"}
