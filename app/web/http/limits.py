@@ -303,7 +303,7 @@ class Admission:
 
     async def _general(self, gates: _Gates, scope: Scope, receive: Receive, send: Send) -> None:
         gate = gates.general
-        # The usual case at once, without a deadline (~35 µs with one).
+        # The usual case at once, with no deadline set up for it.
         if not (await _take_now(gate) or await _take_within(gate, self.timeout)):
             await self._shed(scope, send)
             return
