@@ -3,13 +3,11 @@
 from __future__ import annotations
 
 import hmac
-import itertools
 import json
 import logging
 import math
 import os
 import re
-import secrets
 import sys
 import time
 from datetime import UTC, datetime
@@ -29,23 +27,10 @@ _REQUEST_ID = re.compile(r"[A-Za-z0-9._:-]{1,64}")
 _MOVE_ROUTES = {"/api/games/{game_id}/moves", "/games/{game_id}/moves"}
 
 
-class _RequestIds:
-    """32 hex digits a request: a random half of this process's and a count. As unique as
-    ``uuid4`` for a log, without a system call for its randomness every request."""
-
-    def __init__(self) -> None:
-        self.reset()
-        os.register_at_fork(after_in_child=self.reset)  # a forked worker: a half of its own
-
-    def reset(self) -> None:
-        self.prefix = secrets.token_hex(8)
-        self.count = itertools.count()
-
-    def next(self) -> str:
-        return f"{self.prefix}{next(self.count):016x}"
-
-
-_request_ids = _RequestIds()
+def new_request_id() -> str:
+    """32 random hex digits, as ``uuid4().hex`` but without building a ``UUID`` (most of its
+    3 µs a request)."""
+    return os.urandom(16).hex()
 
 
 @router.get("/metrics", include_in_schema=False)
@@ -171,7 +156,7 @@ class AccessLog:
         given = next((v for n, v in scope["headers"] if n == b"x-request-id"), b"").decode(
             "latin-1"
         )
-        request_id = given if _REQUEST_ID.fullmatch(given) else _request_ids.next()
+        request_id = given if _REQUEST_ID.fullmatch(given) else new_request_id()
         status = 500
 
         async def sending(message: Message) -> None:
