@@ -144,7 +144,14 @@ class PostgresTransaction:
         )
         self.driver = driver
         # ``io`` waits for a driver call: as is (sync), or awaited on the event loop (async).
-        self.io, self.cursor = driver_io(driver)
+        # The cursor is made once per connection, as its statements are prepared once: making
+        # one copies the connection's adapters, a measurable part of a move (bench/RESULTS.md,
+        # issue 26). The pool empties ``info`` when it closes or replaces the connection.
+        info = db.connection.info
+        reused: tuple[Callable[[Any], Any], Any] | None = info.get("ph_driver_io")
+        if reused is None:
+            reused = info["ph_driver_io"] = driver_io(driver)
+        self.io, self.cursor = reused
         with self._before_commit():
             sql.prepare_once(db, self.io)
 

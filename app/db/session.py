@@ -122,6 +122,11 @@ def _move_options(engine: Engine) -> tuple[Limits, dict[str, Any]]:
         for_moves,
         isolation_level="AUTOCOMMIT",
         connect_args={"prepare_threshold": None},
+        # No ROLLBACK as a connection goes back to the pool: in autocommit, only a move's own
+        # BEGIN opens a transaction, and the move path ends it itself (rolled back if left open,
+        # the connection invalidated if lost: ``app.db.move_store.postgres_transactions``). The
+        # pool's reset was a driver call and a switch of greenlets on every move.
+        pool_reset_on_return=None,
     )
     return for_moves, options
 

@@ -5,6 +5,7 @@ prepared itself."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import re
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -249,3 +250,58 @@ def test_a_move_under_way_on_the_event_loop_finishes_when_its_request_is_cancell
     assert retried.status_code == 200, retried.text
     assert retried.headers["Idempotent-Replayed"] == "true"
     assert retried.json()["version"] == 1
+
+
+def test_a_moves_connection_goes_back_without_a_reset_and_idle(
+    api: TestClient, app: FastAPI, backend: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The move pools skip the pool's reset (a driver ``rollback()`` per checkin): the move path
+    ends its own transactions. A move refused after its BEGIN still leaves its connection out of
+    any transaction, and the cursor made for a connection serves its later moves."""
+    if backend != "postgres":
+        pytest.skip("the move path's own pools are PostgreSQL's")
+    game = start(api, "quadrangle", 1)
+    rollbacks: list[str] = []  # the driver's rollback(), which the pool's reset calls
+    cursors: list[tuple[int, int]] = []  # (cursor, connection) of every statement
+    original_rollback: Callable[..., Any] = psycopg.AsyncConnection.rollback
+    original_execute: Callable[..., Any] = psycopg.AsyncClientCursor.execute
+
+    async def rollback(self: psycopg.AsyncConnection[Any]) -> None:
+        rollbacks.append("rollback()")
+        await original_rollback(self)
+
+    async def execute(self: psycopg.AsyncClientCursor[Any], query: str, *a: Any, **kw: Any) -> Any:
+        cursors.append((id(self), id(self.connection)))
+        return await original_execute(self, query, *a, **kw)
+
+    monkeypatch.setattr(psycopg.AsyncConnection, "rollback", rollback)
+    monkeypatch.setattr(psycopg.AsyncClientCursor, "execute", execute)
+    assert error_code(move(api, game["id"], "t5-t9", 7), 409) == "stale_version"  # locked, refused
+    pool_size = app.state.settings.db_pool_size
+    for deal in range(2, pool_size + 3):  # more moves than connections: some serve again
+        other = start(api, "corners", deal)
+        first = other["legal_moves"][0]
+        played = move(api, other["id"], f"{first['from']}-{first['to']}/{first['count']}", 0)
+        assert played.status_code == 200, played.text
+    assert rollbacks == []
+    # Every connection the pool holds is out of any transaction.
+    inline = app.state.services.move_store.inline
+    assert inline is not None
+
+    async def statuses() -> list[psycopg.pq.TransactionStatus]:
+        async with contextlib.AsyncExitStack() as stack:
+            held = [
+                await stack.enter_async_context(inline.engine.connect())
+                for _ in range(inline.engine.pool.checkedin())
+            ]
+            return [
+                (await db.get_raw_connection()).driver_connection.info.transaction_status
+                for db in held
+            ]
+
+    found = api.portal.call(statuses)  # type: ignore[union-attr]
+    assert found and set(found) == {psycopg.pq.TransactionStatus.IDLE}
+    # Each connection served its moves with the one cursor made for it.
+    connections = {connection for _, connection in cursors}
+    assert len(cursors) > 2 * len(connections)
+    assert len({cursor for cursor, _ in cursors}) == len(connections)
