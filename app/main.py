@@ -159,6 +159,10 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         docs_url=None,
         redoc_url=None,
         openapi_url="/openapi.json" if settings.public_api_docs else None,
+        # FastAPI's own OpenTelemetry is off: the image ships no OpenTelemetry SDK to send it
+        # anywhere, the app's /metrics and JSON log lines say what it would, and on every request
+        # it looked for configured providers (bench/RESULTS.md, issue 26).
+        telemetry={"tracing": False, "metrics": False, "logs": False, "operation_spans": False},
     )
     # Templates are read once, except while developing: checking each template file's time on
     # every render is a system call per fragment on the move path.

@@ -6,11 +6,13 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
 from fastapi import FastAPI
+from fastapi.testclient import TestClient
+from opentelemetry import _logs, metrics, trace
 from sqlalchemy.exc import OperationalError
 from starlette.routing import Mount
 from starlette.types import Receive, Scope, Send
@@ -139,3 +141,31 @@ def test_api_docs_are_served_from_vendored_assets_when_public(app: FastAPI, url:
 def test_importing_the_module_builds_nothing() -> None:
     with pytest.raises(AttributeError):
         main_module.nothing_here  # noqa: B018
+
+
+def test_fastapis_own_telemetry_is_off_and_costs_a_request_nothing(
+    app: FastAPI, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """No OpenTelemetry SDK ships with the app (its /metrics and log lines say what telemetry
+    would): FastAPI's own is off, so no request looks for configured providers."""
+    looked: list[str] = []
+
+    def counted(name: str, original: Callable[[], Any]) -> Callable[[], Any]:
+        def get() -> Any:
+            looked.append(name)
+            return original()
+
+        return get
+
+    for module, name in (
+        (trace, "get_tracer_provider"),
+        (metrics, "get_meter_provider"),
+        (_logs, "get_logger_provider"),
+    ):
+        monkeypatch.setattr(module, name, counted(name, getattr(module, name)))
+    with TestClient(app) as client:
+        assert client.get("/healthz").status_code == 200
+    assert looked == []
+    with TestClient(FastAPI()) as plain:  # FastAPI's default looks on every request
+        plain.get("/")
+    assert "get_tracer_provider" in looked
