@@ -1,5 +1,4 @@
-"""gzip for clients that accept it: an answer sent in one piece is compressed in one call, with
-a window fitted to it.
+"""gzip for clients that accept it: an answer sent in one piece is compressed in one call.
 
 Starlette's ``GZipMiddleware`` makes a responder object for every request, parses the answer's
 headers into ``Headers`` and ``MutableHeaders`` objects and compresses through a ``compressobj``
@@ -30,9 +29,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 # zlib's default level: within a few bytes of level 9 on the answers here, for a fifth less CPU
 # (bench/RESULTS.md, issue 26).
 LEVEL = 6
-_GZIP = 16  # added to the window's bits: a gzip member, as Starlette and browsers expect
-# deflate finds matches up to its window's size less this many bytes (zlib's MIN_LOOKAHEAD).
-_LOOKAHEAD = 262
+_GZIP_WBITS = 16 + zlib.MAX_WBITS  # a gzip member, as Starlette and browsers expect
 _EXCLUDED = frozenset(DEFAULT_EXCLUDED_CONTENT_TYPES)
 
 
@@ -41,20 +38,6 @@ def accepts_gzip(scope: Scope) -> bool:
         if name == b"accept-encoding":
             return b"gzip" in value
     return False
-
-
-def window_bits(size: int) -> int:
-    """The smallest deflate window that reaches across a body of ``size`` bytes.
-
-    zlib sets up (and clears) a window and hash chains of the size asked for, whatever the body:
-    for a move's answer of one or two kilobytes the full 32 KB window made that set-up more than
-    half of the call. A window that already reaches across the whole body finds the same matches,
-    so the bytes sent are the same, byte for byte (tests/web/http/test_compress.py).
-    """
-    bits = 9  # zlib's smallest window for deflate
-    while bits < zlib.MAX_WBITS and (1 << bits) - _LOOKAHEAD < size:
-        bits += 1
-    return bits
 
 
 def _excluded(content_type: bytes) -> bool:
@@ -140,7 +123,7 @@ class Gzip:
                 return
             headers = _with_vary(list(start.get("headers") or ()))
             if accepted:
-                body = zlib.compress(body, self.level, _GZIP + window_bits(len(body)))
+                body = zlib.compress(body, self.level, _GZIP_WBITS)
                 headers = [(n, v) for n, v in headers if n.lower() != b"content-length"]
                 headers += [(b"content-encoding", b"gzip"), (b"content-length", b"%d" % len(body))]
                 message = {**message, "body": body}

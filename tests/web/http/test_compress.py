@@ -4,15 +4,13 @@ from __future__ import annotations
 
 import asyncio
 import gzip
-import random
-import zlib
 from collections.abc import Sequence
 
 import pytest
 from starlette.middleware.gzip import GZipMiddleware
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from app.web.http.compress import LEVEL, Gzip, accepts_gzip, window_bits
+from app.web.http.compress import LEVEL, Gzip, accepts_gzip
 from tests.web.http.asgi import Answer, call, http_scope
 
 BROWSER = [("accept-encoding", "gzip, deflate, br, zstd")]
@@ -163,53 +161,3 @@ def test_an_event_streams_headers_go_out_before_its_first_event() -> None:
 
     asyncio.run(Gzip(stream)(http_scope("GET", "/", BROWSER), receive, client))
     assert sent == ["http.response.start", "http.response.body", "http.response.body"]
-
-
-def test_the_window_is_the_smallest_that_reaches_across_the_body() -> None:
-    for size in range(1, 70_000):
-        bits = window_bits(size)
-        assert 9 <= bits <= 15
-        assert bits == 15 or (1 << bits) - 262 >= size  # reaches across
-        assert bits == 9 or (1 << (bits - 1)) - 262 < size  # and is the smallest that does
-
-
-def _bodies() -> list[bytes]:
-    """Bodies on both sides of each window's reach, some repetitive (matches near and far, as in
-    a page of piles), some random (no matches), and larger than the largest window."""
-    rng = random.Random(26)
-    words = [b'{"cards":["QS","JH"],', b'<li class="card">', b"hidden", b"10D", b"\n  "]
-    sizes = {1, 100, 511, 512, 513, 1_300, 1_786, 1_787, 40_000, 70_000}
-    for bits in range(9, 16):
-        reach = (1 << bits) - 262
-        sizes |= {reach - 1, reach, reach + 1}
-    bodies = []
-    for size in sorted(sizes):
-        text = b"".join(rng.choice(words) for _ in range(size // 4 + 1))[:size]
-        bodies += [text, rng.randbytes(size)]
-    return bodies
-
-
-@pytest.mark.parametrize("data", _bodies(), ids=lambda data: f"{len(data)}B")
-def test_a_fitted_window_sends_the_same_bytes_as_the_full_one(data: bytes) -> None:
-    fitted = zlib.compress(data, LEVEL, 16 + window_bits(len(data)))
-    assert fitted == gzip.compress(data, LEVEL, mtime=0)
-    assert gzip.decompress(fitted) == data
-
-
-def test_an_answer_is_compressed_with_the_window_fitted_to_it(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    # The bytes are the same with either window (above): what shows is the window zlib is asked for.
-    asked: list[int] = []
-    original = zlib.compress
-
-    def compress(data: bytes, level: int, wbits: int) -> bytes:
-        asked.append(wbits)
-        return original(data, level, wbits)
-
-    monkeypatch.setattr("app.web.http.compress.zlib.compress", compress)
-    page = b"".join(b'<li class="card" id="c%d">QS</li>' % (i % 97) for i in range(3_000))
-    for data in (JSON, page):
-        ours = call(Gzip(Sends([body(data)]), minimum_size=512), http_scope("GET", "/", BROWSER))
-        assert gzip.decompress(ours.body) == data
-    assert asked == [16 + 11, 16 + 15]  # JSON: 1,3xx bytes; the page: over 32 KB
