@@ -2,6 +2,7 @@
 of Redis.
 
     .venv/bin/python bench/fixed_costs.py [--requests 3000] [--rounds 5] [--redis-url URL]
+        [--postgres-url URL]
 
 On a box whose speed drifts, whole-move figures (``app_cpu.py``, ``load.py --ceiling``) move by
 more than one layer costs. This times each piece alone, in one process, in a tight loop
@@ -18,6 +19,10 @@ more than one layer costs. This times each piece alone, in one process, in a tig
   the process, by 100 players in turn, with the exchange with Redis that shares the counts
   after every 25 moves (what a worker doing 500 moves/s sends every 50 ms); the client's CPU
   per move, the exchanges included.
+- **The move transaction** (with ``--postgres-url``, a database it drops and recreates): what
+  the move path's transaction costs around its statements on the event loop's pool (a
+  connection out and back, its cursor, the check that its statements are prepared, the end),
+  with no statement sent.
 """
 
 from __future__ import annotations
@@ -244,6 +249,39 @@ async def rate_limit_cost(args: argparse.Namespace) -> dict[str, Any]:
     }
 
 
+async def move_transaction_cost(args: argparse.Namespace) -> dict[str, Any]:
+    """The move path's transaction around its statements, on the event loop's pool as a move
+    runs it (``InlineMoves``, in a greenlet): a connection checked out, its cursor and prepared
+    statements found, the transaction ended and the connection checked back in; no statement."""
+    from load import fresh_database
+    from sqlalchemy.util import greenlet_spawn
+
+    from app.db.move_store import InlineMoves, Transactions
+    from app.db.session import make_engine, make_inline_move_engine
+
+    fresh_database(args.postgres_url)  # its statements are prepared on the app's own tables
+    engine = make_engine(args.postgres_url, pool_size=4)
+    inline_engine = make_inline_move_engine(engine)
+    assert inline_engine is not None
+    inline = InlineMoves.of(inline_engine)
+
+    def transactions(transaction: Transactions, n: int) -> None:
+        for _ in range(n):
+            with transaction():
+                pass
+
+    async def hundred() -> None:
+        await greenlet_spawn(transactions, inline.transaction, 100)
+
+    try:
+        await cpu_per_call(hundred, 5)  # connects and prepares
+        costs = [await cpu_per_call(hundred, args.requests // 100) / 100 for _ in range(5)]
+    finally:
+        await inline_engine.dispose()
+        engine.dispose()
+    return {"the move transaction's set-up and end, CPU µs": round(statistics.median(costs), 1)}
+
+
 async def measure(args: argparse.Namespace) -> dict[str, Any]:
     from app.config import get_settings
     from app.main import create_app
@@ -259,6 +297,8 @@ async def measure(args: argparse.Namespace) -> dict[str, Any]:
     result = {"middleware": await middleware_costs(app, args)}
     if args.redis_url:
         result["redis"] = await rate_limit_cost(args)
+    if args.postgres_url:
+        result["postgres"] = await move_transaction_cost(args)
     return result
 
 
@@ -268,6 +308,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--rounds", type=int, default=5, help="timings per layer (the median)")
     parser.add_argument(
         "--redis-url", default="redis://127.0.0.1:6379/15", help="empty: skip the rate limit"
+    )
+    parser.add_argument(
+        "--postgres-url",
+        default="postgresql+psycopg://postgres@127.0.0.1:5432/ph_bench_fixed",
+        help="dropped and recreated; empty: skip the move transaction",
     )
     args = parser.parse_args(argv)
     with tempfile.TemporaryDirectory(prefix="ph-fixed-") as workdir:

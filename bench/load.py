@@ -993,6 +993,27 @@ def print_ceiling(
         + "; ratios: "
         + ", ".join(f"{k} {v:.2f}" for k, v in ratio.items())
     )
+    over_raw = cpu_over_raw(phases)
+    if over_raw:
+        # On a box whose speed drifts from minute to minute, moves/s swing by more than a change
+        # of a few percent; each path's CPU a move over the raw path's in the same round holds
+        # far stiller, as the drift moves both.
+        print(
+            "server CPU a move over the raw path's, same round (median of rounds): "
+            + ", ".join(f"{path} {value:.2f}×" for path, value in over_raw.items())
+        )
+
+
+def cpu_over_raw(phases: list[dict[str, Any]]) -> dict[str, float]:
+    """Each path's server CPU per move divided by the raw path's in the same round, median over
+    the rounds that have both."""
+    key = "uvicorn CPU per move (ms)"
+    raw = {p["round"]: p["cpu"][key] for p in phases if p["path"] == "raw" and p["cpu"][key]}
+    over: dict[str, list[float]] = {}
+    for p in phases:
+        if p["path"] != "raw" and p["round"] in raw:
+            over.setdefault(p["path"], []).append(p["cpu"][key] / raw[p["round"]])
+    return {path: statistics.median(values) for path, values in over.items()}
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
