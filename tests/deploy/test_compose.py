@@ -27,6 +27,7 @@ from sqlalchemy.engine import make_url
 from app.bootstrap import opened
 from app.config import PROJECT_DIR, Settings
 from app.jobs import deferrer, make_jobs, requeue_stalled
+from tests.aio import run
 from tests.databases import fresh_postgres_database
 from tests.deploy.support import free_port, needs
 
@@ -271,7 +272,7 @@ def test_the_worker_service_takes_a_job_and_a_killed_workers_job_is_taken_again(
                     return again
                 await asyncio.sleep(0.2)
 
-    assert asyncio.run(requeue()) == [long]
+    assert run(requeue(), timeout=180) == [long]
     assert _scalar(url, status) == "todo"  # queued again, for the next worker to take
 
 

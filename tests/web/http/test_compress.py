@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import gzip
 from collections.abc import Sequence
 
@@ -11,6 +10,7 @@ from starlette.middleware.gzip import GZipMiddleware
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from app.web.http.compress import LEVEL, Gzip, accepts_gzip
+from tests.aio import run
 from tests.web.http.asgi import Answer, call, http_scope
 
 BROWSER = [("accept-encoding", "gzip, deflate, br, zstd")]
@@ -159,5 +159,5 @@ def test_an_event_streams_headers_go_out_before_its_first_event() -> None:
     async def receive() -> Message:
         return {"type": "http.disconnect"}
 
-    asyncio.run(Gzip(stream)(http_scope("GET", "/", BROWSER), receive, client))
+    run(Gzip(stream)(http_scope("GET", "/", BROWSER), receive, client))
     assert sent == ["http.response.start", "http.response.body", "http.response.body"]
