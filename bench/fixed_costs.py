@@ -275,7 +275,7 @@ async def move_transaction_cost(args: argparse.Namespace) -> dict[str, Any]:
 
     try:
         await cpu_per_call(hundred, 5)  # connects and prepares
-        costs = [await cpu_per_call(hundred, args.requests // 100) / 100 for _ in range(5)]
+        costs = [await cpu_per_call(hundred, max(1, args.requests // 100)) / 100 for _ in range(5)]
     finally:
         await inline_engine.dispose()
         engine.dispose()

@@ -3,6 +3,7 @@ holds, and the deadline is only there so that a broken test fails instead of han
 
 from __future__ import annotations
 
+import asyncio
 import threading
 import time
 from collections.abc import Callable
@@ -16,3 +17,13 @@ def wait_until(condition: Callable[[], object], what: str, seconds: float = 30.0
     while not condition():
         assert time.monotonic() < deadline, f"{what} did not happen within {seconds} s"
         pause.wait(0.01)
+
+
+async def wait_until_async(
+    condition: Callable[[], object], what: str, seconds: float = 30.0
+) -> None:
+    """:func:`wait_until` on an event loop: the loop's other tasks run between the checks."""
+    deadline = time.monotonic() + seconds
+    while not condition():
+        assert time.monotonic() < deadline, f"{what} did not happen within {seconds} s"
+        await asyncio.sleep(0.01)

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import time
 import uuid
 from collections.abc import AsyncIterator
 
@@ -17,6 +16,7 @@ from app.web.http import shared_counts
 from app.web.http.shared_counts import Refusal, SharedCounts
 from tests.aio import run
 from tests.local_redis import REDIS_URL, needs_redis
+from tests.waiting import wait_until_async
 
 pytestmark = needs_redis
 
@@ -99,11 +99,9 @@ def test_an_exchange_comes_by_itself_and_sends_only_what_is_new() -> None:
     async def go() -> None:
         async with counting(every=0.05) as shared:
             shared.hit([(key, 60, 100)])
-            # The tick, 50 ms after the hit, sends it with no flush: waited for as a condition
-            # (a busy machine may run the loop late), never past a minute.
-            deadline = time.monotonic() + 60
-            while shared.exchanges == 0 and time.monotonic() < deadline:
-                await asyncio.sleep(0.01)
+            # The tick, 50 ms after the hit, sends it with no flush (a busy machine may run the
+            # loop late: waited for as a condition).
+            await wait_until_async(lambda: shared.exchanges > 0, "the tick's exchange", 60)
             assert shared.exchanges == 1
             await shared.flush()  # nothing new: no call
             assert shared.exchanges == 1
