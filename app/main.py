@@ -31,6 +31,7 @@ from app.web.http.compress import Gzip
 from app.web.http.csrf import CSRFMiddleware
 from app.web.http.headers import HeadAsGet, SecurityHeaders
 from app.web.http.https import NeedsHttps
+from app.web.http.lane import MoveLane
 from app.web.http.limits import Admission, SizeLimits
 from app.web.http.ratelimit import RateLimits
 from app.web.http.signin_guard import SignInGuard
@@ -42,6 +43,7 @@ from app.web.router import ROUTERS, add_routes
 log = logging.getLogger(__name__)
 SESSION_COOKIE = "ph_session"
 SESSION_MAX_AGE = 400 * 24 * 3600  # browsers cap cookie lifetimes near 400 days
+GZIP_MINIMUM = 512  # bytes: a smaller answer goes uncompressed
 
 
 class BrowserOnly:
@@ -209,10 +211,10 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         same_site="lax",
         https_only=settings.secure_cookies,
     )
-    app.add_middleware(Gzip, minimum_size=512)
+    app.add_middleware(Gzip, minimum_size=GZIP_MINIMUM)
     app.add_middleware(HeadAsGet)
-    app.add_middleware(
-        Admission,
+    # One admission, its gates and counts shared by the stack and the move lane.
+    admission = Admission(
         threads=settings.threadpool_size,
         expensive=settings.expensive_concurrency,
         expensive_share=settings.expensive_share,
@@ -226,6 +228,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         client_streams=settings.client_streams,
         enforce_retry_after=settings.enforce_retry_after,
     )
+    app.add_middleware(admission.around)
     # Nothing parses a request (cookies, forms, JSON) before its size is checked.
     app.add_middleware(
         SizeLimits, max_body=settings.max_body_bytes, max_header=settings.max_header_bytes
@@ -234,7 +237,18 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.add_middleware(LanguageMiddleware)
     app.add_middleware(NeedsHttps, secure=settings.secure_cookies)
     app.add_middleware(SecurityHeaders, secure=settings.secure_cookies)  # refusals too
-    app.add_middleware(observe.AccessLog)  # outermost: every answer is logged and counted
+    app.add_middleware(observe.AccessLog)  # every answer is logged and counted
+    # Outermost: an API move served in one layer that does what the layers above do for it.
+    app.add_middleware(
+        MoveLane,
+        routes=app,
+        path="/api/games/{game_id}/moves",
+        admission=admission,
+        secure=settings.secure_cookies,
+        max_body=settings.max_body_bytes,
+        max_header=settings.max_header_bytes,
+        minimum_size=GZIP_MINIMUM,
+    )
     return app
 
 

@@ -214,6 +214,19 @@ async def browser_player(app: Any, seed: int, state: dict[str, Any]) -> None:
 PLAYERS = {"api": player, "browser": browser_player}
 
 
+def lane_of(app: Any) -> tuple[Any, Any]:
+    """The API move's lane (app/web/http/lane.py) in the built middleware stack, and the layer
+    above it (whose ``app`` the A/B points at the lane or past it)."""
+    from app.web.http.lane import MoveLane
+
+    if app.middleware_stack is None:
+        app.middleware_stack = app.build_middleware_stack()
+    above = app.middleware_stack
+    while not isinstance(above.app, MoveLane):
+        above = above.app
+    return above, above.app
+
+
 async def measure(args: argparse.Namespace) -> dict[str, Any]:
     from fastapi.routing import APIRoute
 
@@ -234,11 +247,14 @@ async def measure(args: argparse.Namespace) -> dict[str, Any]:
         while state["moves"] < args.warmup:  # games started, caches and pools warm
             await asyncio.sleep(0.05)
         direct = [r for r in app.router.routes if isinstance(r, APIRoute) and binder_of(r)]
-        for window in range(args.rounds * (2 if args.ab_binding else 1)):
+        above, lane = lane_of(app)
+        for window in range(args.rounds * (2 if args.ab_binding or args.ab_lane else 1)):
             mode = "direct" if window % 2 == 0 else "fastapi"
             if args.ab_binding:  # the same process, games and moment, each way in turn
                 for route in direct:
                     (bind_directly if mode == "direct" else unbind)(route)
+            if args.ab_lane:  # the API move's lane in the stack, or left out of it
+                above.app = lane if mode == "direct" else lane.app
             state["latency"].clear()
             moves0, cpu0, wall0 = state["moves"], time.process_time(), time.perf_counter()
             while state["moves"] - moves0 < args.moves:
@@ -249,6 +265,7 @@ async def measure(args: argparse.Namespace) -> dict[str, Any]:
             windows.append(
                 {
                     **({"binding": mode} if args.ab_binding else {}),
+                    **({"lane": mode == "direct"} if args.ab_lane else {}),
                     "moves": moves,
                     "app CPU ms/move": round(1000 * cpu / moves, 3),
                     "wall ms/move": round(1000 * wall / moves, 3),
@@ -261,6 +278,15 @@ async def measure(args: argparse.Namespace) -> dict[str, Any]:
     for client in state["clients"]:
         statuses.update(client.statuses)
     medians: dict[str, Any] = {}
+    if args.ab_lane:
+        for on in (True, False):
+            costs = [w["app CPU ms/move"] for w in windows if w["lane"] is on]
+            medians[f"median app CPU ms/move, lane {'on' if on else 'off'}"] = statistics.median(
+                costs
+            )
+        paired = list(zip(windows[::2], windows[1::2], strict=True))
+        less = sum(a["app CPU ms/move"] < b["app CPU ms/move"] for a, b in paired)
+        medians["windows where the lane cost less"] = f"{less} of {len(paired)}"
     if args.ab_binding:
         for mode in ("direct", "fastapi"):
             costs = [w["app CPU ms/move"] for w in windows if w["binding"] == mode]
@@ -289,6 +315,11 @@ def main(argv: list[str] | None = None) -> int:
         action="store_true",
         help="windows in pairs: the move routes bound directly, then by FastAPI (app/web/direct.py)"
         " in turn, in one process",
+    )
+    parser.add_argument(
+        "--ab-lane",
+        action="store_true",
+        help="alternate windows with the API move's lane (app/web/http/lane.py) and without",
     )
     parser.add_argument("--database-url", default=DEFAULT_DB, help="dropped and recreated")
     parser.add_argument("--log", type=Path, default=Path(os.devnull), help="the app's log lines")

@@ -20,6 +20,7 @@ from starlette.types import Receive, Scope, Send
 import app.main as main_module
 from app.main import BrowserOnly, create_app, every
 from app.web.http.csrf import CSRFMiddleware
+from app.web.http.limits import Admission
 from tests.aio import run
 from tests.migrated import migrated_sqlite
 from tests.settings import suite_settings
@@ -122,11 +123,17 @@ def test_the_app_holds_its_services_settings_and_limits(app: FastAPI) -> None:
     assert services.engine.url.render_as_string() == services.settings.database_url
     paths = {getattr(route, "path", None) for route in app.routes}
     assert {"/", "/api/games", "/healthz", "/metrics", "/static"} <= paths
-    # Outermost first: every answer logged, security headers on refusals too.
+    # Outermost first: the API move's lane, then every answer logged, security headers on
+    # refusals too.
     names = [m.cls.__name__ for m in app.user_middleware]  # type: ignore[attr-defined]
-    assert names[:3] == ["AccessLog", "SecurityHeaders", "NeedsHttps"]
+    assert names[:4] == ["MoveLane", "AccessLog", "SecurityHeaders", "NeedsHttps"]
     assert names[-2:] == ["BrowserOnly", "BrowserOnly"]  # the session, then CSRF inside it
     assert app.user_middleware[-1].kwargs["middleware"] is CSRFMiddleware
+    # The lane takes its turns at the stack's own admission.
+    admission = app.user_middleware[0].kwargs["admission"]
+    assert isinstance(admission, Admission)
+    factories: list[object] = [m.cls for m in app.user_middleware]
+    assert admission.around in factories
 
 
 def test_api_docs_are_served_from_vendored_assets_when_public(app: FastAPI, url: str) -> None:

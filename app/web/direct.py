@@ -28,9 +28,11 @@ from fastapi.routing import APIRoute, request_response
 from starlette.datastructures import FormData
 from starlette.requests import Request
 from starlette.responses import Response
+from starlette.types import ASGIApp
 
 Binder = Callable[[Request], Awaitable[Response | None]]
 _BINDER = "direct_binder"
+_BOUND = "direct_binding"  # on a route bound directly: its binder, and FastAPI's binding
 
 
 def binds(endpoint: Callable[..., Any]) -> Callable[[Binder], Binder]:
@@ -62,11 +64,20 @@ def bind_directly(route: APIRoute) -> None:
 
     # Starlette's wrapper as FastAPI builds it: the same exception handling and exit stacks.
     route.app = request_response(handler)
+    setattr(route, _BOUND, (binder, request_response(general)))
+
+
+def direct_binding(route: APIRoute) -> tuple[Binder, ASGIApp] | None:
+    """A route's binder and FastAPI's binding of it as an ASGI app (for the move lane,
+    app/web/http/lane.py); ``None`` while the route is on FastAPI's binding alone."""
+    bound: tuple[Binder, ASGIApp] | None = getattr(route, _BOUND, None)
+    return bound
 
 
 def unbind(route: APIRoute) -> None:
     """FastAPI's binding only (tests compare the two)."""
     route.app = request_response(route.get_route_handler())
+    setattr(route, _BOUND, None)
 
 
 def media_type(request: Request) -> str:

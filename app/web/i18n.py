@@ -158,6 +158,31 @@ def speaking(lang: str) -> Iterator[None]:
         _forced.reset(token)
 
 
+def with_content_language(
+    headers: list[tuple[bytes, bytes]], scope: Scope
+) -> list[tuple[bytes, bytes]]:
+    """``headers`` with the request's language as ``Content-Language`` unless the app set one."""
+    if not any(k == b"content-language" for k, _ in headers):
+        headers.append((b"content-language", lang_of_scope(scope).encode()))
+    return headers
+
+
+class WordsOf:
+    """``with WordsOf(scope):`` the request's language for everything said inside, as the
+    middleware makes it known (a class, not a generator: the move lane pays for it per move)."""
+
+    __slots__ = ("scope", "token")
+
+    def __init__(self, scope: Scope) -> None:
+        self.scope = scope
+
+    def __enter__(self) -> None:
+        self.token = _scope.set(self.scope)
+
+    def __exit__(self, *_: object) -> None:
+        _scope.reset(self.token)
+
+
 class LanguageMiddleware:
     """Makes the request's language known to everything that words its answer (templates,
     refusals, API error messages) and says it in ``Content-Language``."""
@@ -174,9 +199,7 @@ class LanguageMiddleware:
         async def say_language(message: Message) -> None:
             if message["type"] == "http.response.start":
                 headers = list(message.get("headers") or [])
-                if not any(k == b"content-language" for k, _ in headers):
-                    headers.append((b"content-language", lang_of_scope(scope).encode()))
-                message["headers"] = headers
+                message["headers"] = with_content_language(headers, scope)
             await send(message)
 
         try:

@@ -68,6 +68,31 @@ def _with_vary(headers: list[tuple[bytes, bytes]]) -> list[tuple[bytes, bytes]]:
     return headers
 
 
+def _one_piece(
+    start: Message, message: Message, accepted: bool, minimum_size: int, level: int
+) -> tuple[Message, Message]:
+    body = message.get("body", b"")
+    if len(body) < minimum_size:
+        return start, message
+    headers = _with_vary(list(start.get("headers") or ()))
+    if accepted:
+        body = zlib.compress(body, level, _GZIP_WBITS)
+        headers = [(n, v) for n, v in headers if n.lower() != b"content-length"]
+        headers += [(b"content-encoding", b"gzip"), (b"content-length", b"%d" % len(body))]
+        message = {**message, "body": body}
+    return {**start, "headers": headers}, message
+
+
+def whole_answer(
+    start: Message, message: Message, accepted: bool, minimum_size: int = 512, level: int = LEVEL
+) -> tuple[Message, Message]:
+    """The start and body :class:`Gzip` sends for an answer whose body is the one message
+    ``message`` (the move lane's, app/web/http/lane.py)."""
+    if _as_is(start):
+        return start, message
+    return _one_piece(start, message, accepted, minimum_size, level)
+
+
 class Gzip:
     def __init__(self, app: ASGIApp, minimum_size: int = 512, level: int = LEVEL) -> None:
         self.app = app
@@ -116,18 +141,8 @@ class Gzip:
                     await streamed.send_with_compression(start)
                 await streamed.send_with_compression(message)
                 return
-            body = message.get("body", b"")
-            if len(body) < self.minimum_size:
-                await send(start)
-                await send(message)
-                return
-            headers = _with_vary(list(start.get("headers") or ()))
-            if accepted:
-                body = zlib.compress(body, self.level, _GZIP_WBITS)
-                headers = [(n, v) for n, v in headers if n.lower() != b"content-length"]
-                headers += [(b"content-encoding", b"gzip"), (b"content-length", b"%d" % len(body))]
-                message = {**message, "body": body}
-            await send({**start, "headers": headers})
+            start, message = _one_piece(start, message, accepted, self.minimum_size, self.level)
+            await send(start)
             await send(message)
 
         await self.app(scope, receive, sending)

@@ -42,13 +42,20 @@ def security_headers(secure: bool) -> list[tuple[bytes, bytes]]:
     return headers
 
 
+def with_security_headers(
+    headers: list[tuple[bytes, bytes]], security: list[tuple[bytes, bytes]]
+) -> list[tuple[bytes, bytes]]:
+    """``headers`` and each of ``security`` the app did not set itself."""
+    present = {name.lower() for name, _ in headers}
+    return [*headers, *((n, v) for n, v in security if n not in present)]
+
+
 class SecurityHeaders:
     """Adds :func:`security_headers` to every HTTP response (a header the app set wins)."""
 
     def __init__(self, app: ASGIApp, secure: bool) -> None:
         self.app = app
         self.headers = security_headers(secure)
-        self.names = {name for name, _ in self.headers}
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -57,9 +64,8 @@ class SecurityHeaders:
 
         async def with_headers(message: Message) -> None:
             if message["type"] == "http.response.start":
-                present = {name.lower() for name, _ in message.get("headers", ())}
-                extra = [(n, v) for n, v in self.headers if n not in present]
-                message = {**message, "headers": [*message.get("headers", ()), *extra]}
+                headers = with_security_headers(list(message.get("headers", ())), self.headers)
+                message = {**message, "headers": headers}
             await send(message)
 
         await self.app(scope, receive, with_headers)

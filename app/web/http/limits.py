@@ -102,7 +102,8 @@ async def send_error(scope: Scope, send: Send, status: int, code: str, message: 
     await send({"type": "http.response.body", "body": body})
 
 
-def _replay(body: bytes, receive: Receive) -> Receive:
+def replaying(body: bytes, receive: Receive) -> Receive:
+    """``receive`` with ``body`` read already: handed on first, in one message."""
     sent = False
 
     async def replay() -> Message:
@@ -157,7 +158,7 @@ class SizeLimits:
                     return
                 if not message.get("more_body"):
                     break
-            receive = _replay(bytes(body), receive)
+            receive = replaying(bytes(body), receive)
         await self.app(scope, receive, send)
 
     async def _too_large(self, scope: Scope, send: Send) -> None:
@@ -213,10 +214,14 @@ class _Gates:
     told: dict[str, float] = field(default_factory=dict)
 
 
+async def _unplaced(scope: Scope, receive: Receive, send: Send) -> None:
+    raise RuntimeError("an Admission served before it was put in front of an app")
+
+
 class Admission:
     def __init__(
         self,
-        app: ASGIApp,
+        app: ASGIApp = _unplaced,
         *,
         threads: int,
         expensive: int,
@@ -267,10 +272,20 @@ class Admission:
             self._gates[loop] = gates
         return gates
 
+    def around(self, app: ASGIApp) -> Admission:
+        """This admission, its gates and counts, in front of ``app`` (a middleware factory): the
+        stack and the move lane (app/web/http/lane.py) take their turns from the same gates."""
+        self.app = app
+        return self
+
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        await self.admit(scope, receive, send, self.app)
+
+    async def admit(self, scope: Scope, receive: Receive, send: Send, app: ASGIApp) -> None:
+        """Runs ``app`` for the request once it is let in, or answers the refusal."""
         path = str(scope.get("path", ""))
         if scope["type"] != "http" or path.startswith(_FREE):
-            await self.app(scope, receive, send)
+            await app(scope, receive, send)
             return
         gates = self._gates_here()
         client = scope.get("client")
@@ -289,11 +304,11 @@ class Admission:
         counts[address] = held + 1
         try:
             if stream:
-                await self._metered(gates, gates.streams, scope, receive, send, opening=True)
+                await self._metered(app, gates, gates.streams, scope, receive, send, opening=True)
             elif (name := _metered_class(path)) is not None:
-                await self._metered(gates, gates.metered[name], scope, receive, send)
+                await self._metered(app, gates, gates.metered[name], scope, receive, send)
             else:
-                await self._general(gates, scope, receive, send)
+                await self._general(app, gates, scope, receive, send)
         finally:
             left = counts[address] - 1
             if left:
@@ -301,19 +316,22 @@ class Admission:
             else:
                 del counts[address]
 
-    async def _general(self, gates: _Gates, scope: Scope, receive: Receive, send: Send) -> None:
+    async def _general(
+        self, app: ASGIApp, gates: _Gates, scope: Scope, receive: Receive, send: Send
+    ) -> None:
         gate = gates.general
         # The usual case at once, with no deadline set up for it.
         if not (await _take_now(gate) or await _take_within(gate, self.timeout)):
             await self._shed(scope, send)
             return
         try:
-            await self.app(scope, receive, send)
+            await app(scope, receive, send)
         finally:
             gate.release()
 
     async def _metered(
         self,
+        app: ASGIApp,
         gates: _Gates,
         metered: _Class,
         scope: Scope,
@@ -360,7 +378,7 @@ class Admission:
             send_on = sending
         started = monotonic()
         try:
-            await self.app(scope, receive, send_on)
+            await app(scope, receive, send_on)
         finally:
             release()
             if budgeted:

@@ -141,6 +141,37 @@ def _route_of(scope: Scope) -> str:
     return "/static" if str(scope.get("path", "")).startswith("/static/") else "unmatched"
 
 
+def request_id(given: bytes) -> str:
+    """The client's ``X-Request-ID`` when it is sane, else a new one."""
+    text = given.decode("latin-1")
+    return text if _REQUEST_ID.fullmatch(text) else new_request_id()
+
+
+def record(scope: Scope, request_id: str, status: int, started: float) -> None:
+    """A request's metrics and its JSON line (not for ``/static``)."""
+    elapsed = time.perf_counter() - started
+    route = _route_of(scope)
+    method = scope["method"]
+    _count(method, route, status, elapsed)
+    if route != "/static" and access.isEnabledFor(logging.INFO):
+        # The record made and handled as ``info`` would, without its search of the stack for
+        # the caller's file and line, which no line here shows.
+        fields = {
+            "request_id": request_id,
+            "method": method,
+            "route": route,
+            "path": scope.get("path", ""),
+            "status": status,
+            "ms": round(elapsed * 1000, 2),
+        }
+        args = (method, route, status)
+        line = access.makeRecord(
+            access.name, logging.INFO, __file__, 0, "%s %s %s", args, None,
+            extra={"fields": fields},
+        )  # fmt: skip
+        access.handle(line)
+
+
 class AccessLog:
     """Outermost: a request id (``X-Request-ID``, the client's if it is sane), one JSON line and
     the metrics for every request, 500s included."""
@@ -153,10 +184,7 @@ class AccessLog:
             await self.app(scope, receive, send)
             return
         started = time.perf_counter()
-        given = next((v for n, v in scope["headers"] if n == b"x-request-id"), b"").decode(
-            "latin-1"
-        )
-        request_id = given if _REQUEST_ID.fullmatch(given) else new_request_id()
+        rid = request_id(next((v for n, v in scope["headers"] if n == b"x-request-id"), b""))
         status = 500
 
         async def sending(message: Message) -> None:
@@ -165,31 +193,11 @@ class AccessLog:
                 status = message["status"]
                 message["headers"] = [
                     *message.get("headers", []),
-                    (b"x-request-id", request_id.encode()),
+                    (b"x-request-id", rid.encode()),
                 ]
             await send(message)
 
         try:
             await self.app(scope, receive, sending)
         finally:
-            elapsed = time.perf_counter() - started
-            route = _route_of(scope)
-            method = scope["method"]
-            _count(method, route, status, elapsed)
-            if route != "/static" and access.isEnabledFor(logging.INFO):
-                # The record made and handled as ``info`` would, without its search of the
-                # stack for the caller's file and line, which no line here shows.
-                fields = {
-                    "request_id": request_id,
-                    "method": method,
-                    "route": route,
-                    "path": scope.get("path", ""),
-                    "status": status,
-                    "ms": round(elapsed * 1000, 2),
-                }
-                args = (method, route, status)
-                record = access.makeRecord(
-                    access.name, logging.INFO, __file__, 0, "%s %s %s", args, None,
-                    extra={"fields": fields},
-                )  # fmt: skip
-                access.handle(record)
+            record(scope, rid, status, started)
