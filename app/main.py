@@ -198,19 +198,15 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
     # Outermost last: security headers on everything (refusals too), HEAD as GET, gzip, then
     # for browser routes the session and, inside it, the CSRF check that reads the session.
-    app.add_middleware(
-        BrowserOnly,
-        middleware=CSRFMiddleware,
-    )
-    app.add_middleware(
-        BrowserOnly,
-        middleware=SessionMiddleware,
-        secret_key=settings.session_secret,
-        session_cookie=SESSION_COOKIE,
-        max_age=SESSION_MAX_AGE,
-        same_site="lax",
-        https_only=settings.secure_cookies,
-    )
+    session_options: dict[str, Any] = {
+        "secret_key": settings.session_secret,
+        "session_cookie": SESSION_COOKIE,
+        "max_age": SESSION_MAX_AGE,
+        "same_site": "lax",
+        "https_only": settings.secure_cookies,
+    }
+    app.add_middleware(BrowserOnly, middleware=CSRFMiddleware)
+    app.add_middleware(BrowserOnly, middleware=SessionMiddleware, **session_options)
     app.add_middleware(Gzip, minimum_size=GZIP_MINIMUM)
     app.add_middleware(HeadAsGet)
     # One admission, its gates and counts shared by the stack and the move lane.
@@ -238,11 +234,12 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.add_middleware(NeedsHttps, secure=settings.secure_cookies)
     app.add_middleware(SecurityHeaders, secure=settings.secure_cookies)  # refusals too
     app.add_middleware(observe.AccessLog)  # every answer is logged and counted
-    # Outermost: an API move served in one layer that does what the layers above do for it.
+    # Outermost: a move served in one layer that does what the layers above do for it.
     app.add_middleware(
         MoveLane,
         routes=app,
-        path="/api/games/{game_id}/moves",
+        paths=("/api/games/{game_id}/moves", "/games/{game_id}/moves"),
+        browser_layers=((SessionMiddleware, session_options), (CSRFMiddleware, {})),
         admission=admission,
         secure=settings.secure_cookies,
         max_body=settings.max_body_bytes,

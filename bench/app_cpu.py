@@ -215,7 +215,7 @@ PLAYERS = {"api": player, "browser": browser_player}
 
 
 def lane_of(app: Any) -> tuple[Any, Any]:
-    """The API move's lane (app/web/http/lane.py) in the built middleware stack, and the layer
+    """The moves' lane (app/web/http/lane.py) in the built middleware stack, and the layer
     above it (whose ``app`` the A/B points at the lane or past it)."""
     from app.web.http.lane import MoveLane
 
@@ -253,7 +253,7 @@ async def measure(args: argparse.Namespace) -> dict[str, Any]:
             if args.ab_binding:  # the same process, games and moment, each way in turn
                 for route in direct:
                     (bind_directly if mode == "direct" else unbind)(route)
-            if args.ab_lane:  # the API move's lane in the stack, or left out of it
+            if args.ab_lane:  # the moves' lane in the stack, or left out of it
                 above.app = lane if mode == "direct" else lane.app
             state["latency"].clear()
             moves0, cpu0, wall0 = state["moves"], time.process_time(), time.perf_counter()
@@ -319,7 +319,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--ab-lane",
         action="store_true",
-        help="alternate windows with the API move's lane (app/web/http/lane.py) and without",
+        help="alternate windows with the moves' lane (app/web/http/lane.py) and without",
     )
     parser.add_argument("--database-url", default=DEFAULT_DB, help="dropped and recreated")
     parser.add_argument("--log", type=Path, default=Path(os.devnull), help="the app's log lines")

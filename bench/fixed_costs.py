@@ -13,8 +13,8 @@ more than one layer costs. This times each piece alone, in one process, in a tig
   as ``scripts/docker-start.sh`` runs them) with its router replaced by an answer of a move's
   size, called with a move's request: an API move (bearer token, JSON, ``Idempotency-Key``) and
   a board move (session cookie, CSRF token, form). A layer's cost is the chain from it inward
-  less the chain from the next one inward (medians of ``--rounds`` rounds). The API move's lane
-  (app/web/http/lane.py), which serves an API move in place of the layers, is timed on its own
+  less the chain from the next one inward (medians of ``--rounds`` rounds). The moves' lane
+  (app/web/http/lane.py), which serves both moves in place of the layers, is timed on its own
   with the same stand-in in the route's place; the layers are timed without it, as every other
   route takes them.
 - **The rate limits** (with ``--redis-url``): :meth:`RateLimits.hit_all_async` of a move's rules
@@ -209,16 +209,15 @@ async def middleware_costs(app: Any, args: argparse.Namespace) -> dict[str, Any]
             raise SystemExit(f"the {name} request was not let through: {statuses}")
         rounds: list[list[float]] = [[] for _ in chain]
         lane_rounds: list[float] = []
-        if name == "api":  # the API move's lane, serving the stand-in answer in the route's place
-            lane._serve = inner  # type: ignore[method-assign]
-            await calling(lane, scope, body, statuses)()
-            if statuses != [200, 200]:
-                raise SystemExit(f"the lane did not let the API move through: {statuses}")
+        # The moves' lane, serving the stand-in answer in the route's place.
+        lane._serve = inner  # type: ignore[method-assign]
+        await calling(lane, scope, body, statuses)()
+        if statuses != [200, 200]:
+            raise SystemExit(f"the lane did not let the {name} move through: {statuses}")
         for _ in range(args.rounds):
             for i, node in enumerate(chain):
                 rounds[i].append(await cpu_per_call(calling(node, scope, body), args.requests))
-            if name == "api":
-                lane_rounds.append(await cpu_per_call(calling(lane, scope, body), args.requests))
+            lane_rounds.append(await cpu_per_call(calling(lane, scope, body), args.requests))
         medians = [statistics.median(r) for r in rounds]
         per_layer = {
             f"{i + 1}. {type(layer).__name__}": round(medians[i] - medians[i + 1], 1)
@@ -229,12 +228,11 @@ async def middleware_costs(app: Any, args: argparse.Namespace) -> dict[str, Any]
             "per layer µs": per_layer,
             "stand-in answer µs": round(medians[-1], 1),
         }
-        if lane_rounds:
-            # ServerErrorMiddleware and FastAPI's telemetry layer stay above the lane.
-            above = medians[0] - medians[layers.index(lane.app)]
-            out[name]["the lane (and the layers above it) µs"] = round(
-                statistics.median(lane_rounds) - medians[-1] + above, 1
-            )
+        # ServerErrorMiddleware and FastAPI's telemetry layer stay above the lane.
+        above = medians[0] - medians[layers.index(lane.app)]
+        out[name]["the lane (and the layers above it) µs"] = round(
+            statistics.median(lane_rounds) - medians[-1] + above, 1
+        )
     return out
 
 

@@ -123,7 +123,7 @@ def test_the_app_holds_its_services_settings_and_limits(app: FastAPI) -> None:
     assert services.engine.url.render_as_string() == services.settings.database_url
     paths = {getattr(route, "path", None) for route in app.routes}
     assert {"/", "/api/games", "/healthz", "/metrics", "/static"} <= paths
-    # Outermost first: the API move's lane, then every answer logged, security headers on
+    # Outermost first: the moves' lane, then every answer logged, security headers on
     # refusals too.
     names = [m.cls.__name__ for m in app.user_middleware]  # type: ignore[attr-defined]
     assert names[:4] == ["MoveLane", "AccessLog", "SecurityHeaders", "NeedsHttps"]

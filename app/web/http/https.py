@@ -29,24 +29,28 @@ def is_local(host: str) -> bool:
     return name in _LOCAL or name.endswith(".localhost")
 
 
+def needs_https(scope: Scope, secure: bool) -> bool:
+    """Whether this request must be answered the page that asks for HTTPS."""
+    if (
+        not secure
+        or scope["type"] != "http"
+        or scope.get("scheme") != "http"
+        or scope["path"].startswith(_EXEMPT)
+    ):
+        return False
+    return not is_local(_host(scope))
+
+
 class NeedsHttps:
     def __init__(self, app: ASGIApp, secure: bool) -> None:
         self.app = app
         self.secure = secure
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if (
-            not self.secure
-            or scope["type"] != "http"
-            or scope.get("scheme") != "http"
-            or scope["path"].startswith(_EXEMPT)
-        ):
+        if not needs_https(scope, self.secure):
             await self.app(scope, receive, send)
             return
         host = _host(scope)
-        if is_local(host):
-            await self.app(scope, receive, send)
-            return
         # No session yet, so no account: the address's ?lang=, the cookie or Accept-Language.
         lang = lang_of_scope(scope)
         with speaking(lang):

@@ -1,29 +1,32 @@
-"""The API move's lane: the middleware folded into one layer for the hottest route (issue 26).
+"""The moves' lane: the middleware folded into one layer for the two hottest routes (issue 26).
 
 Every request goes through eleven layers of middleware, FastAPI's router and its exception and
-exit-stack wrappers, each a coroutine and most a ``send`` of their own. For an API move, whose
-work is a few statements and microseconds of rules, that stack was most of what the app paid
-on top of the database (bench/RESULTS.md, "the API move's lane"). ``MoveLane`` is the
-outermost middleware: a ``POST /api/games/{game_id}/moves`` that declares a body within the
-size limit and whose headers are within theirs is served here, doing in one layer what each
-layer would do for it:
+exit-stack wrappers, each a coroutine and most a ``send`` of their own. For a move, whose work
+is a few statements and microseconds of rules, that was a good part of what the app paid on
+top of the database (bench/RESULTS.md, "the moves' lane"). ``MoveLane`` is the outermost
+middleware: a ``POST /api/games/{game_id}/moves`` or ``POST /games/{game_id}/moves`` (the
+board's) that declares a body within the size limit, with headers within theirs, is served
+here, doing in one layer what the layers would do for it:
 
 - the access log's request id, JSON line and metrics (``observe.record``);
 - the security headers and ``Content-Language`` on the answer, the request's language for
   everything said while it is served (``i18n.WordsOf``);
 - the size limits: anything over them (or a body of unknown length) is not taken here;
+- HTTPS where cookies are Secure: a board move that would be refused for plain HTTP is not
+  taken here either (the stack answers its page);
 - admission: the same gates and per-client counts as the stack's (one ``Admission``);
 - gzip as the stack's ``Gzip`` decides it (``compress.whole_answer``);
+- for the board's move, the session and the CSRF check: the very middleware classes the stack
+  runs for browser routes, with the same options, inside the lane;
 - the route's direct binder (app/web/direct.py) called as FastAPI's route would, its errors
   answered by the app's own exception handlers, looked up as Starlette looks them up; an
   exception without a handler goes on to Starlette's server-error middleware, as before.
 
-A request the binder declines (not JSON, a body that is not a move) goes to the route's own
-FastAPI binding, with its exit stacks and Starlette's exception handling, and the body read
-so far handed on: its 422s and 401s are FastAPI's. Every other request, and any move that is
-not as above, goes through the whole stack unchanged. ``HeadAsGet``, ``NeedsHttps`` and the
-cookie middleware (session, CSRF) do nothing for an API ``POST``, so the lane leaves them
-out. ``tests/web/http/test_lane.py`` sends the same requests both ways and compares the
+A request the binder declines (not JSON or not a form, a body that is not a move) goes to the
+route's own FastAPI binding, with its exit stacks and Starlette's exception handling, and the
+body read so far handed on: its 422s and 401s are FastAPI's. Every other request, and any move
+that is not as above, goes through the whole stack unchanged. ``HeadAsGet`` does nothing for a
+``POST``. ``tests/web/http/test_lane.py`` sends the same requests both ways and compares the
 answers, headers included.
 """
 
@@ -32,6 +35,7 @@ from __future__ import annotations
 import inspect
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 from fastapi import FastAPI
@@ -49,6 +53,7 @@ from app.web.direct import direct_binding
 from app.web.http import observe
 from app.web.http.compress import whole_answer
 from app.web.http.headers import security_headers, with_security_headers
+from app.web.http.https import needs_https
 from app.web.http.limits import Admission
 from app.web.i18n import WordsOf, with_content_language
 
@@ -74,13 +79,23 @@ class _Recorded:
         return await self.receive()
 
 
+@dataclass(frozen=True)
+class Lane:
+    """A route the lane serves, and the layers its answer needs inside the lane's own."""
+
+    route: APIRoute
+    serve: ASGIApp
+    browser: bool  # a browser route: HTTPS required where cookies are Secure
+
+
 class MoveLane:
     def __init__(
         self,
         app: ASGIApp,
         *,
         routes: FastAPI,
-        path: str,
+        paths: tuple[str, ...],
+        browser_layers: tuple[tuple[Callable[..., ASGIApp], dict[str, Any]], ...],
         admission: Admission,
         secure: bool,
         max_body: int,
@@ -89,31 +104,41 @@ class MoveLane:
     ) -> None:
         self.app = app
         self.routes = routes
-        self.path = path
+        self.paths = paths
+        self.browser_layers = browser_layers
         self.admission = admission
+        self.secure = secure
         self.security = security_headers(secure)
         self.max_body = max_body
         self.max_header = max_header
         self.minimum_size = minimum_size
-        self._route: APIRoute | None = None
+        self._lanes: tuple[Lane, ...] | None = None
 
-    def _ready(self) -> APIRoute:
-        """The route and the exception handlers, found once the app is complete."""
-        if self._route is not None:
-            return self._route
-        route = next(
-            r
-            for r in self.routes.router.routes
-            if isinstance(r, APIRoute) and r.path == self.path and "POST" in (r.methods or ())
-        )
+    def _ready(self) -> tuple[Lane, ...]:
+        """The routes and the exception handlers, found once the app is complete."""
+        if self._lanes is not None:
+            return self._lanes
         # Those of Starlette's exception middleware (500 and Exception are the server error's).
         self.handlers = {
             k: v for k, v in self.routes.exception_handlers.items() if k not in (500, Exception)
         }
         self.by_status = {k: v for k, v in self.handlers.items() if isinstance(k, int)}
         self.by_type = {k: v for k, v in self.handlers.items() if isinstance(k, type)}
-        self._route = route
-        return route
+        lanes = []
+        for path in self.paths:
+            route = next(
+                r
+                for r in self.routes.router.routes
+                if isinstance(r, APIRoute) and r.path == path and "POST" in (r.methods or ())
+            )
+            serve: ASGIApp = self._serve
+            browser = not path.startswith("/api/")
+            if browser:  # the session, and the CSRF check inside it, as the stack has them
+                for layer, options in reversed(self.browser_layers):
+                    serve = layer(serve, **options)
+            lanes.append(Lane(route, serve, browser))
+        self._lanes = tuple(lanes)
+        return self._lanes
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if (
@@ -123,10 +148,15 @@ class MoveLane:
         ):
             await self.app(scope, receive, send)
             return
-        route = self._ready()
-        match, child = route.matches(scope)
-        if match is not Match.FULL:
+        for lane in self._ready():
+            match, child = lane.route.matches(scope)
+            if match is Match.FULL:
+                break
+        else:
             await self.app(scope, receive, send)
+            return
+        if lane.browser and needs_https(scope, self.secure):
+            await self.app(scope, receive, send)  # its page that says so
             return
         # The size limits' pass over the headers, and what the lane needs from them.
         size = len(scope.get("raw_path") or b"") + len(scope.get("query_string") or b"")
@@ -151,10 +181,16 @@ class MoveLane:
             return
         scope.update(child)
         scope["router"] = self.routes.router
-        await self._take(scope, receive, send, bool(accepted), given or b"")
+        await self._take(scope, receive, send, lane.serve, bool(accepted), given or b"")
 
     async def _take(
-        self, scope: Scope, receive: Receive, send: Send, accepted: bool, given: bytes
+        self,
+        scope: Scope,
+        receive: Receive,
+        send: Send,
+        serve: ASGIApp,
+        accepted: bool,
+        given: bytes,
     ) -> None:
         """The move in the lane: what the layers above the route would do, done once."""
         started = time.perf_counter()
@@ -188,7 +224,7 @@ class MoveLane:
 
         try:
             with WordsOf(scope):
-                await self.admission.admit(scope, receive, sending, self._serve)
+                await self.admission.admit(scope, receive, sending, serve)
         finally:
             observe.record(scope, request_id, status, started)
 

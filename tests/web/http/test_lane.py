@@ -1,9 +1,10 @@
-"""The API move's lane (app/web/http/lane.py): a move served in one layer is answered as the
-whole stack answers it, byte for byte and header for header; what the lane does not take goes
-through the stack; the lane logs, counts and takes its turns as the stack does.
+"""The moves' lane (app/web/http/lane.py): a move served in one layer is answered as the whole
+stack answers it, byte for byte and header for header, the API's and the board's; what the
+lane does not take goes through the stack; the lane logs, counts and takes its turns as the
+stack does.
 
 Each case is sent twice, to two players' games of the same deal: once as the app serves it,
-once with the lane left out of the middleware stack. A spy on the lane says whether it served
+once with the lane left out of the middleware stack. A spy on the lane says whether it took
 the first.
 """
 
@@ -11,6 +12,7 @@ from __future__ import annotations
 
 import json
 import logging
+import re
 import threading
 from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
@@ -22,7 +24,7 @@ import pytest
 from fastapi import FastAPI
 from fastapi.testclient import TestClient
 from prometheus_client import REGISTRY
-from starlette.types import Message, Receive, Scope, Send
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from app.config import Settings
 from app.main import create_app
@@ -31,7 +33,7 @@ from app.web.http.lane import MoveLane
 from app.web.http.limits import Admission
 from tests.aio import run
 from tests.waiting import wait_until
-from tests.web.support import error_code, new_player, start_as
+from tests.web.support import csrf, error_code, new_game, new_player, start_as
 
 GOOD = {"from": "t5", "to": "t9", "count": 1, "version": 0}  # quadrangle deal 1
 
@@ -180,6 +182,112 @@ def test_a_move_is_answered_as_the_whole_stack_answers_it(
             assert not served
         given = "req-42" in str(response.request.headers.get("x-request-id"))
         answers.append(_answer(response, game_id, given))
+    assert answers[0] == answers[1]
+
+
+# -- the board's move -------------------------------------------------------------------------
+
+GOOD_FORM = {"move": "t5-t9", "version": "0"}
+
+
+def _form(
+    fields: dict[str, str], token: bool = True, headers: dict[str, str] | None = None
+) -> BoardSender:
+    def send(browser: TestClient, path: str) -> httpx.Response:
+        data = {**fields, "csrftoken": csrf(browser)} if token else fields
+        return browser.post(path, data=data, headers={"HX-Request": "true", **(headers or {})})
+
+    return send
+
+
+def _no_htmx(browser: TestClient, path: str) -> httpx.Response:
+    return browser.post(
+        path, data={**GOOD_FORM, "csrftoken": csrf(browser)}, follow_redirects=False
+    )
+
+
+def _multipart(browser: TestClient, path: str) -> httpx.Response:
+    return browser.post(
+        path,
+        data={**GOOD_FORM, "csrftoken": csrf(browser)},
+        files={"unused": ("a.txt", b"x", "text/plain")},
+        headers={"HX-Request": "true"},
+    )
+
+
+BoardSender = Callable[[TestClient, str], httpx.Response]
+BOARD_CASES: dict[str, tuple[BoardSender, bool]] = {
+    "a good move": (_form(GOOD_FORM), True),
+    "the deal button": (_form({"move": "deal", "version": "0"}), True),
+    "an illegal move": (_form({"move": "t5-f1", "version": "0"}), True),
+    "a stale version": (_form({"move": "t5-t9", "version": "7"}), True),
+    "no version: FastAPI's 422": (_form({"move": "t5-t9"}), True),
+    "no CSRF token (403)": (_form(GOOD_FORM, token=False), True),
+    "from another site (403)": (_form(GOOD_FORM, headers={"sec-fetch-site": "cross-site"}), True),
+    "in French": (
+        _form({"move": "t5-f1", "version": "0"}, headers={"accept-language": "fr"}),
+        True,
+    ),
+    "without htmx: a redirect": (_no_htmx, True),
+    "multipart: FastAPI's binding": (_multipart, True),
+    "a body over the limit (413)": (_form({**GOOD_FORM, "x": "y" * 70_000}), False),
+}
+
+
+def _board_answer(response: httpx.Response, game_id: str, token: str) -> dict[str, Any]:
+    """As :func:`_answer`, for the board: the session cookie's value (its attributes kept) and
+    the clock a refusal's board shows also differ between two browsers."""
+    length = response.headers.get("content-length")
+    assert length is None or int(length) == response.num_bytes_downloaded
+    headers = [
+        (name, "…" if name == "content-length" else value)
+        for name, value in response.headers.multi_items()
+        if name != "x-request-id"
+    ]
+    headers = [
+        (name, value.partition(";")[2] if name == "set-cookie" else value.replace(game_id, "GAME"))
+        for name, value in headers
+    ]
+    text = response.text.replace(game_id, "GAME").replace(token, "TOKEN")
+    text = re.sub(r'datetime="[^"]*"|data-elapsed="[^"]*"', "", text)
+    return {"status": response.status_code, "headers": headers, "body": text}
+
+
+def _as_served(app: FastAPI) -> ASGIApp:
+    """``app`` without the test client's ``http.response.debug`` extension, for which a page
+    sends its template first, before its answer (uvicorn offers no such thing): the stack's gzip
+    then takes Starlette's own responder, which orders its headers otherwise."""
+
+    async def served(scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http":
+            extensions = dict(scope.get("extensions") or {})
+            extensions.pop("http.response.debug", None)
+            scope = {**scope, "extensions": extensions}
+        await app(scope, receive, send)
+
+    return served
+
+
+@pytest.mark.parametrize("case", sorted(BOARD_CASES))
+def test_a_board_move_is_answered_as_the_whole_stack_answers_it(
+    app: FastAPI, served: list[str], case: str
+) -> None:
+    send, lane_serves = BOARD_CASES[case]
+    answers = []
+    for lane in (True, False):
+        with TestClient(_as_served(app), base_url="http://testserver") as browser:
+            game_id = new_game(browser, "quadrangle", 1)
+            token = csrf(browser)
+            path = f"/games/{game_id}/moves"
+            served.clear()
+            if lane:
+                response = send(browser, path)
+                assert bool(served) == lane_serves, served
+            else:
+                with without_lane(app):
+                    response = send(browser, path)
+                assert not served
+            answers.append(_board_answer(response, game_id, token))
     assert answers[0] == answers[1]
 
 
@@ -335,12 +443,36 @@ def test_an_answer_in_pieces_is_headed_and_passed_on_as_it_comes(app: FastAPI) -
         "headers": [(b"content-length", b"2"), (b"accept-encoding", b"gzip")],
     }  # fmt: skip
     lane._serve = pieces  # type: ignore[method-assign]
+    lane._lanes = None  # the routes' lanes made again, with this in the route's place
     try:
         run(lane(scope, receive, send))
     finally:
         del lane._serve
+        lane._lanes = None
     assert [m["type"] for m in sent] == ["http.response.start"] + ["http.response.body"] * 2
     names = [name for name, _ in sent[0]["headers"]]
     assert b"x-request-id" in names and b"content-security-policy" in names
     assert b"content-encoding" not in names
     assert b"".join(m["body"] for m in sent[1:]) == b"a" * 600 + b"b" * 600
+
+
+@pytest.fixture()
+def secure(db_url: str) -> Iterator[FastAPI]:
+    application = create_app(Settings(app_env="test", database_url=db_url, cookie_secure=True))
+    yield application
+    application.state.services.engine.dispose()
+    application.state.services.move_store.close()
+
+
+def test_a_board_move_over_plain_http_gets_the_stacks_page_asking_for_https(
+    secure: FastAPI, served: list[str]
+) -> None:
+    path = "/games/" + "g" * 22 + "/moves"
+    with TestClient(secure, base_url="http://hall.example") as plain:
+        answer = plain.post(path, data=GOOD_FORM, headers={"HX-Request": "true"})
+    assert answer.status_code == 400 and "hall.example" in answer.text
+    assert served == []
+    with TestClient(secure, base_url="https://hall.example") as tls:
+        refused = tls.post(path, data=GOOD_FORM, headers={"HX-Request": "true"})
+    assert refused.status_code == 403  # no session, so no CSRF token: refused in the lane
+    assert served == [path]
