@@ -102,8 +102,7 @@ async def send_error(scope: Scope, send: Send, status: int, code: str, message: 
     await send({"type": "http.response.body", "body": body})
 
 
-def replaying(body: bytes, receive: Receive) -> Receive:
-    """``receive`` with ``body`` read already: handed on first, in one message."""
+def _replay(body: bytes, receive: Receive) -> Receive:
     sent = False
 
     async def replay() -> Message:
@@ -158,7 +157,7 @@ class SizeLimits:
                     return
                 if not message.get("more_body"):
                     break
-            receive = replaying(bytes(body), receive)
+            receive = _replay(bytes(body), receive)
         await self.app(scope, receive, send)
 
     async def _too_large(self, scope: Scope, send: Send) -> None:
