@@ -127,10 +127,15 @@ class MoveLane:
         lanes = []
         for path in self.paths:
             route = next(
-                r
-                for r in self.routes.router.routes
-                if isinstance(r, APIRoute) and r.path == path and "POST" in (r.methods or ())
+                (
+                    r
+                    for r in self.routes.router.routes
+                    if isinstance(r, APIRoute) and r.path == path and "POST" in (r.methods or ())
+                ),
+                None,
             )
+            if route is None:
+                raise RuntimeError(f"the move lane has no POST route {path}")
             serve: ASGIApp = self._serve
             browser = not path.startswith("/api/")
             if browser:  # the session, and the CSRF check inside it, as the stack has them

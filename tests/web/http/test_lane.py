@@ -24,6 +24,7 @@ import pytest
 from fastapi import FastAPI
 from fastapi.testclient import TestClient
 from prometheus_client import REGISTRY
+from starlette.routing import Match
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from app.config import Settings
@@ -476,3 +477,16 @@ def test_a_board_move_over_plain_http_gets_the_stacks_page_asking_for_https(
         refused = tls.post(path, data=GOOD_FORM, headers={"HX-Request": "true"})
     assert refused.status_code == 403  # no session, so no CSRF token: refused in the lane
     assert served == [path]
+
+
+@pytest.mark.parametrize("path", ["/api/games/{}/moves", "/games/{}/moves"])
+def test_the_lane_takes_a_move_to_the_route_the_router_would_take_it_to(
+    app: FastAPI, path: str
+) -> None:
+    _, lane = _lane(app)
+    lanes = lane._ready()
+    for game_id in ("g" * 22, "abc", "x.y-z_1"):
+        scope = {"type": "http", "method": "POST", "path": path.format(game_id), "root_path": ""}
+        first = next(r for r in app.router.routes if r.matches(scope)[0] is Match.FULL)
+        taken = next(one.route for one in lanes if one.route.matches(scope)[0] is Match.FULL)
+        assert taken is first
