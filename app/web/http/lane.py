@@ -51,10 +51,10 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from app.web.direct import direct_binding
 from app.web.http import observe
-from app.web.http.compress import whole_answer
+from app.web.http.compress import accepts_gzip, whole_answer
 from app.web.http.headers import security_headers, with_security_headers
 from app.web.http.https import needs_https
-from app.web.http.limits import Admission
+from app.web.http.limits import Admission, measured
 from app.web.i18n import WordsOf, with_content_language
 
 Handler = Callable[[Request, Exception], Any]
@@ -163,19 +163,7 @@ class MoveLane:
         if lane.browser and needs_https(scope, self.secure):
             await self.app(scope, receive, send)  # its page that says so
             return
-        # The size limits' pass over the headers, and what the lane needs from them.
-        size = len(scope.get("raw_path") or b"") + len(scope.get("query_string") or b"")
-        length: bytes | None = None
-        accepted: bool | None = None
-        given: bytes | None = None
-        for name, value in scope["headers"]:
-            size += len(name) + len(value) + 4
-            if name == b"content-length":
-                length = value
-            elif name == b"accept-encoding" and accepted is None:
-                accepted = b"gzip" in value
-            elif name == b"x-request-id" and given is None:
-                given = value
+        size, length = measured(scope)
         if (
             size > self.max_header
             or length is None
@@ -186,7 +174,7 @@ class MoveLane:
             return
         scope.update(child)
         scope["router"] = self.routes.router
-        await self._take(scope, receive, send, lane.serve, bool(accepted), given or b"")
+        await self._take(scope, receive, send, lane.serve)
 
     async def _take(
         self,
@@ -194,12 +182,11 @@ class MoveLane:
         receive: Receive,
         send: Send,
         serve: ASGIApp,
-        accepted: bool,
-        given: bytes,
     ) -> None:
         """The move in the lane: what the layers above the route would do, done once."""
         started = time.perf_counter()
-        request_id = observe.request_id(given)
+        request_id = observe.request_id(scope)
+        accepted = accepts_gzip(scope)
         status = 500
         held: Message | None = None
 

@@ -115,6 +115,18 @@ def _replay(body: bytes, receive: Receive) -> Receive:
     return replay
 
 
+def measured(scope: Scope) -> tuple[int, bytes | None]:
+    """The request's header size as the limit counts it, and its ``Content-Length`` (the last
+    one), in one pass over the headers."""
+    size = len(scope.get("raw_path") or b"") + len(scope.get("query_string") or b"")
+    length = None
+    for name, value in scope["headers"]:
+        size += len(name) + len(value) + 4
+        if name == b"content-length":
+            length = value
+    return size, length
+
+
 class SizeLimits:
     def __init__(self, app: ASGIApp, max_body: int, max_header: int) -> None:
         self.app = app
@@ -125,12 +137,7 @@ class SizeLimits:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        size = len(scope.get("raw_path") or b"") + len(scope.get("query_string") or b"")
-        length = None
-        for name, value in scope["headers"]:
-            size += len(name) + len(value) + 4
-            if name == b"content-length":
-                length = value
+        size, length = measured(scope)
         if size > self.max_header:
             await send_error(
                 scope,

@@ -141,8 +141,9 @@ def _route_of(scope: Scope) -> str:
     return "/static" if str(scope.get("path", "")).startswith("/static/") else "unmatched"
 
 
-def request_id(given: bytes) -> str:
+def request_id(scope: Scope) -> str:
     """The client's ``X-Request-ID`` when it is sane, else a new one."""
+    given = next((v for n, v in scope["headers"] if n == b"x-request-id"), b"")
     text = given.decode("latin-1")
     return text if _REQUEST_ID.fullmatch(text) else new_request_id()
 
@@ -184,7 +185,7 @@ class AccessLog:
             await self.app(scope, receive, send)
             return
         started = time.perf_counter()
-        rid = request_id(next((v for n, v in scope["headers"] if n == b"x-request-id"), b""))
+        rid = request_id(scope)
         status = 500
 
         async def sending(message: Message) -> None:

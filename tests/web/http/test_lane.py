@@ -34,6 +34,8 @@ from app.web.http.lane import MoveLane
 from app.web.http.limits import Admission
 from tests.aio import run
 from tests.waiting import wait_until
+from tests.web.answers import check_answer
+from tests.web.hidden import HiddenCardGuard
 from tests.web.support import csrf, error_code, new_game, new_player, start_as
 
 GOOD = {"from": "t5", "to": "t9", "count": 1, "version": 0}  # quadrangle deal 1
@@ -271,12 +273,13 @@ def _as_served(app: FastAPI) -> ASGIApp:
 
 @pytest.mark.parametrize("case", sorted(BOARD_CASES))
 def test_a_board_move_is_answered_as_the_whole_stack_answers_it(
-    app: FastAPI, served: list[str], case: str
+    app: FastAPI, guard: HiddenCardGuard, served: list[str], case: str
 ) -> None:
     send, lane_serves = BOARD_CASES[case]
     answers = []
     for lane in (True, False):
         with TestClient(_as_served(app), base_url="http://testserver") as browser:
+            browser.event_hooks["response"] += [guard.check, check_answer]
             game_id = new_game(browser, "quadrangle", 1)
             token = csrf(browser)
             path = f"/games/{game_id}/moves"
