@@ -17,6 +17,7 @@ import threading
 from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
+from functools import partial
 from typing import Any
 
 import httpx2 as httpx
@@ -73,6 +74,26 @@ def served(monkeypatch: pytest.MonkeyPatch) -> list[str]:
 
     monkeypatch.setattr(MoveLane, "_take", spy)
     return paths
+
+
+def _sent(
+    app: FastAPI,
+    served: list[str],
+    lane: bool,
+    lane_serves: bool,
+    send: Callable[[], httpx.Response],
+) -> httpx.Response:
+    """``send()`` with the lane in the stack (checking whether it took the request) or left
+    out of it."""
+    served.clear()
+    if lane:
+        response = send()
+        assert bool(served) == lane_serves, served
+        return response
+    with without_lane(app):
+        response = send()
+    assert not served
+    return response
 
 
 Sender = Callable[[TestClient, str, dict[str, str]], httpx.Response]
@@ -175,14 +196,7 @@ def test_a_move_is_answered_as_the_whole_stack_answers_it(
         auth = new_player(client)
         game_id = start_as(client, auth)["id"]
         path = f"/api/games/{game_id}/moves"
-        served.clear()
-        if lane:
-            response = send(client, path, auth)
-            assert bool(served) == lane_serves, served
-        else:
-            with without_lane(app):
-                response = send(client, path, auth)
-            assert not served
+        response = _sent(app, served, lane, lane_serves, partial(send, client, path, auth))
         given = "req-42" in str(response.request.headers.get("x-request-id"))
         answers.append(_answer(response, game_id, given))
     assert answers[0] == answers[1]
@@ -283,14 +297,7 @@ def test_a_board_move_is_answered_as_the_whole_stack_answers_it(
             game_id = new_game(browser, "quadrangle", 1)
             token = csrf(browser)
             path = f"/games/{game_id}/moves"
-            served.clear()
-            if lane:
-                response = send(browser, path)
-                assert bool(served) == lane_serves, served
-            else:
-                with without_lane(app):
-                    response = send(browser, path)
-                assert not served
+            response = _sent(app, served, lane, lane_serves, partial(send, browser, path))
             answers.append(_board_answer(response, game_id, token))
     assert answers[0] == answers[1]
 
