@@ -14,6 +14,11 @@ last stream's read, and the process's CPU time over that fan-out divided by the 
 one event costs per stream (PostgreSQL's own CPU is not counted; the room is read once per
 event whatever the streams). It prints the medians and p90s over the events.
 
+With ``--ab-send``, the events alternate between the streams' own send (``EventStream``: a
+deadline only for a send that waits) and a deadline on every send (as before 2026-11-29), in one
+process, so that both ways see the same streams and the same moment of the machine; it reports
+each way's CPU per stream and in how many pairs of events the streams' own way cost less.
+
 With ``--turns``, a probe task also times every turn of the event loop during each fan-out
 (it awaits ``asyncio.sleep(0)`` over and over: each wait is one turn, everything that was ready
 before it ran first): the longest turn is how long a move that became ready meanwhile (its
@@ -41,6 +46,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from app_cpu import Client, in_process
+from sse_starlette.sse import SendTimeoutError
+from starlette.types import Message, Send
 
 DEFAULT_DB = "postgresql+psycopg://postgres@127.0.0.1:5432/ph_bench_fanout"
 _EVENT_ID = re.compile(rb"^id: ?([0-9]+)\r?$", re.MULTILINE)
@@ -127,10 +134,11 @@ async def stream(app: Any, path: str, query: bytes, streams: Streams) -> bool:
 async def measure(args: argparse.Namespace) -> dict[str, Any]:
     from app.config import get_settings
     from app.main import create_app
+    from app.web.pages.live import EventStream
 
     app = create_app(get_settings())
     streams = Streams(args.streams)
-    costs: list[dict[str, float]] = []
+    costs: list[dict[str, Any]] = []
     async with app.router.lifespan_context(app):
         players = []
         for _ in range(8):
@@ -152,7 +160,10 @@ async def measure(args: argparse.Namespace) -> dict[str, Any]:
         inside: set[int] = set()
         turns = Turns()
         prober = asyncio.create_task(turns.probe()) if args.turns else None
+        ways = {"the app's": EventStream._send_with_timeout, "a deadline on every send": every_send}
         for n in range(args.warmup + args.events):
+            way = "the app's" if not args.ab_send or n % 2 == 0 else "a deadline on every send"
+            EventStream._send_with_timeout = ways[way]  # type: ignore[method-assign]
             who = 1 + n % 7
             verb = "leave" if who in inside else "join"
             seen = max(streams.reads, default=0)
@@ -175,15 +186,17 @@ async def measure(args: argparse.Namespace) -> dict[str, Any]:
                         "fan-out ms": 1000 * (done - answered),
                         "CPU us per stream": 1e6 * cpu / args.streams,
                         "longest turn ms": turns.longest,
+                        "way": way,
                     }
                 )
+        EventStream._send_with_timeout = ways["the app's"]  # type: ignore[method-assign]
         if prober is not None:
             prober.cancel()
         streams.closing.set()
         await asyncio.sleep(0.5)  # the streams see their disconnect and end
 
-    def summary(name: str) -> dict[str, float]:
-        values = sorted(c[name] for c in costs)
+    def summary(name: str, way: str | None = None) -> dict[str, float]:
+        values = sorted(c[name] for c in costs if way in (None, c["way"]))
         return {
             "median": round(statistics.median(values), 1),
             "p90": round(values[int(0.9 * (len(values) - 1))], 1),
@@ -204,6 +217,38 @@ async def measure(args: argparse.Namespace) -> dict[str, Any]:
             "CPU us per stream"
         ),
         **turns_figures,
+        **(ab_send(costs, summary) if args.ab_send else {}),
+    }
+
+
+async def every_send(self: Any, send: Send, message: Message) -> None:
+    """``EventStream``'s send as it was before 2026-11-29 (commit 985b34f): asyncio's timeout
+    around every send, whether or not it waits."""
+    if self.send_timeout is None:
+        await send(message)
+        return
+    deadline = asyncio.timeout(self.send_timeout)
+    try:
+        async with deadline:
+            await send(message)
+    except TimeoutError:
+        if deadline.expired():
+            raise SendTimeoutError() from None
+        raise
+
+
+def ab_send(costs: list[dict[str, Any]], summary: Any) -> dict[str, Any]:
+    """Each way's CPU per stream, and in how many pairs of events (one each way, one after
+    the other) the app's way cost less."""
+    key = "CPU us per stream"
+    app = [c[key] for c in costs if c["way"] == "the app's"]
+    every = [c[key] for c in costs if c["way"] != "the app's"]
+    return {
+        "CPU us per stream per event, by way of sending": {
+            way: summary(key, way) for way in ("the app's", "a deadline on every send")
+        },
+        "pairs the app's way cost less": f"{sum(a < e for a, e in zip(app, every))} of "
+        f"{min(len(app), len(every))}",
     }
 
 
@@ -220,6 +265,11 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument(
         "--turns", action="store_true", help="time the event loop's turns during each fan-out"
+    )
+    parser.add_argument(
+        "--ab-send",
+        action="store_true",
+        help="events alternate between the streams' send and a deadline on every send",
     )
     parser.add_argument("--database-url", default=DEFAULT_DB, help="dropped and recreated")
     parser.add_argument("--log", type=Path, default=Path(os.devnull), help="the app's log lines")

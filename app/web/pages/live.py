@@ -18,7 +18,8 @@ from __future__ import annotations
 
 import asyncio
 import re
-from collections.abc import AsyncGenerator, Awaitable, Callable
+from collections.abc import AsyncGenerator, Awaitable, Callable, Coroutine, Generator
+from types import CoroutineType
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Header, Query, Request
@@ -46,23 +47,61 @@ class EventStream(EventSourceResponse):
 
     The library wraps every send in an anyio cancel scope (``move_on_after``, made even when
     there is no timeout): one room event to a thousand streams is a thousand scopes, a sizeable
-    share of what the event costs each stream (bench/fanout.py). asyncio's own timeout keeps the
-    same deadline for less, and a stream without a ``send_timeout`` gets none at all. (Overrides
-    the private ``_send_with_timeout`` of sse-starlette 3.7.0, which is pinned;
-    tests/web/pages/test_live_send.py holds it to the library's behaviour.)"""
+    share of what the event costs each stream (bench/fanout.py). Here a send first runs until
+    it would wait: a client that keeps up takes the event into its socket's buffer at once, and
+    that send needs no deadline (asyncio's timeout still costs ~9 µs a send: a timer made and
+    cancelled). Only a send that waits (a client that has not read what it was sent) goes on
+    under asyncio's timeout, with the same deadline, and a stream without a ``send_timeout``
+    gets none at all. (Overrides the private ``_send_with_timeout`` of sse-starlette 3.7.0,
+    which is pinned; tests/web/pages/test_live_send.py holds it to the library's behaviour.)"""
 
     async def _send_with_timeout(self, send: Send, message: Message) -> None:
         if self.send_timeout is None:
             await send(message)
             return
+        sending = send(message)
+        rest: Awaitable[None] = sending
+        if isinstance(sending, CoroutineType):
+            try:
+                waits_on = sending.send(None)
+            except StopIteration:
+                return
+            rest = _Rest(sending, waits_on)
         deadline = asyncio.timeout(self.send_timeout)
         try:
             async with deadline:
-                await send(message)
+                await rest
         except TimeoutError:
             if deadline.expired():
                 raise SendTimeoutError() from None
             raise
+
+
+class _Rest:
+    """The rest of a coroutine that has run up to its first wait (``waits_on``, what it gave
+    its task to wait for), awaited as the coroutine itself would have been: the task's answers,
+    a cancellation included, go on to it."""
+
+    __slots__ = ("_coroutine", "_waits_on")
+
+    def __init__(self, coroutine: Coroutine[Any, Any, None], waits_on: Any) -> None:
+        self._coroutine, self._waits_on = coroutine, waits_on
+
+    def __await__(self) -> Generator[Any, Any, None]:
+        coroutine, waits_on = self._coroutine, self._waits_on
+        try:
+            while True:
+                try:
+                    answer = yield waits_on
+                except GeneratorExit:
+                    coroutine.close()
+                    raise
+                except BaseException as exc:  # handed on, as `await` would
+                    waits_on = coroutine.throw(exc)
+                else:
+                    waits_on = coroutine.send(answer)
+        except StopIteration:
+            return
 
 
 async def json_data(row: EventRow) -> bytes:

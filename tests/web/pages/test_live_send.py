@@ -71,3 +71,95 @@ def test_a_timeout_of_the_send_itself_is_not_taken_for_the_deadline() -> None:
         run(_stream(5)._send_with_timeout(failing, _message()))
     assert not isinstance(raised.value, SendTimeoutError)
     assert str(raised.value) == "the socket's own"
+
+
+def test_a_send_that_does_not_wait_needs_no_deadline(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A client that keeps up takes the event at once: no timer is made for that send (each
+    is ~9 µs, a thousand streams an event); a send that waits is timed as before."""
+    deadlines: list[float | None] = []
+    real_timeout = asyncio.timeout
+
+    def counted(delay: float | None) -> asyncio.Timeout:
+        deadlines.append(delay)
+        return real_timeout(delay)
+
+    monkeypatch.setattr(asyncio, "timeout", counted)
+    sent: list[dict[str, Any]] = []
+
+    async def at_once(message: Any) -> None:
+        sent.append(message)
+
+    async def waits(message: Any) -> None:
+        await asyncio.sleep(0)
+        sent.append(message)
+
+    run(_stream(5)._send_with_timeout(at_once, _message()))
+    assert (sent, deadlines) == ([_message()], [])
+    run(_stream(5)._send_with_timeout(waits, _message()))
+    assert (sent, deadlines) == ([_message(), _message()], [5])
+
+
+def test_a_send_that_waits_again_and_again_gets_each_answer() -> None:
+    got: list[int] = []
+
+    async def send(message: Any) -> None:
+        loop = asyncio.get_running_loop()
+        for n in range(3):
+            answer: asyncio.Future[int] = loop.create_future()
+            loop.call_soon(answer.set_result, n)
+            got.append(await answer)
+
+    run(_stream(5)._send_with_timeout(send, _message()))
+    assert got == [0, 1, 2]
+
+
+def test_an_error_after_a_wait_is_the_sends_own() -> None:
+    async def breaks(message: Any) -> None:
+        await asyncio.sleep(0)
+        raise ConnectionResetError("the client went away")
+
+    with pytest.raises(ConnectionResetError, match="the client went away"):
+        run(_stream(5)._send_with_timeout(breaks, _message()))
+
+
+@pytest.mark.parametrize("waiting", ["on a future", "turn by turn"])
+def test_a_stream_cancelled_while_its_send_waits_cancels_the_send(waiting: str) -> None:
+    """Whether the send waits on a future (cancelled with the task) or only lets other tasks
+    run (``sleep(0)``: the cancellation is thrown into it), it is cancelled with its stream."""
+    seen: list[str] = []
+
+    async def stuck(message: Any) -> None:
+        try:
+            if waiting == "on a future":
+                await asyncio.sleep(30)
+            else:
+                for _ in range(100_000):
+                    await asyncio.sleep(0)
+        except asyncio.CancelledError:
+            seen.append("send cancelled")
+            raise
+
+    async def scenario() -> None:
+        task = asyncio.create_task(_stream(5)._send_with_timeout(stuck, _message()))
+        for _ in range(5):
+            await asyncio.sleep(0)
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+
+    run(scenario())
+    assert seen == ["send cancelled"]
+
+
+def test_a_send_past_the_deadline_is_itself_cancelled() -> None:
+    seen: list[str] = []
+
+    async def stuck(message: Any) -> None:
+        try:
+            await asyncio.sleep(30)
+        finally:
+            seen.append("send ended")
+
+    with pytest.raises(SendTimeoutError):
+        run(_stream(0.05)._send_with_timeout(stuck, _message()))
+    assert seen == ["send ended"]
