@@ -62,11 +62,14 @@ from load import (
     Connection,
     ConnectionLost,
     choose,
+    cpu_report,
+    cpu_snapshot,
     fresh_database,
     make_players,
     percentile,
     wait_until_up,
 )
+from sqlalchemy.engine import make_url
 
 DEFAULT_DB = "postgresql+psycopg://postgres@127.0.0.1:5432/ph_bench_floods"
 FLOODS = ("hints", "replays", "one-client", "streams")
@@ -423,7 +426,22 @@ async def start_flood(
     return [asyncio.create_task(t) for t in tasks]
 
 
-async def run(args: argparse.Namespace, port: int) -> dict[str, Any]:
+def cores(report: dict[str, float]) -> dict[str, float]:
+    """Where the machine's cores went in a phase: the app's workers, PostgreSQL, this load
+    generator, anything else, and what the hypervisor stole."""
+    keys = {
+        "app": "uvicorn workers (cores)",
+        "postgres": "postgres, all processes (cores)",
+        "load generator": "load generator (cores)",
+        "else": "everything else (cores)",
+        "busy": "machine busy (cores)",
+        "stolen": "stolen (cores)",
+    }
+    return {name: round(report[key], 2) for name, key in keys.items()}
+
+
+async def run(args: argparse.Namespace, port: int, server_pid: int) -> dict[str, Any]:
+    database = make_url(args.database_url).database or ""
     tokens = await make_players(port, args.movers + 30)
     movers_tokens, extra = tokens[: args.movers], tokens[args.movers :]
     setup: dict[str, Any] = {"tokens": extra}
@@ -452,8 +470,9 @@ async def run(args: argparse.Namespace, port: int) -> dict[str, Any]:
     try:
         await asyncio.sleep(args.warmup)
         for name in args.floods:
-            t0 = time.monotonic()
+            t0, snap0 = time.monotonic(), cpu_snapshot(server_pid, database)
             await asyncio.sleep(args.before)
+            snap_before = cpu_snapshot(server_pid, database)
             flood = Flood()
             tasks = await start_flood(name, port, flood, setup)
             join_task = None
@@ -474,9 +493,12 @@ async def run(args: argparse.Namespace, port: int) -> dict[str, Any]:
                         flood.extra["answered"],
                     )
                 )
-            t1 = time.monotonic()
+            t1, snap1 = time.monotonic(), cpu_snapshot(server_pid, database)
+            if name == "streams":
+                flood.extra["open_s"] = round(t1 - t0 - args.before, 1)
+            print(f"{name}: measuring for {args.during:g} s", flush=True)
             await asyncio.sleep(args.during)
-            t2 = time.monotonic()
+            t2, snap2 = time.monotonic(), cpu_snapshot(server_pid, database)
             flood.stop.set()
             if name == "streams":
                 flood.extra["open_at_end"] = flood.extra["opened"][0]
@@ -488,9 +510,9 @@ async def run(args: argparse.Namespace, port: int) -> dict[str, Any]:
             for task in pending:
                 task.cancel()
             await asyncio.gather(*pending, return_exceptions=True)
-            t3 = time.monotonic()
+            t3, snap3 = time.monotonic(), cpu_snapshot(server_pid, database)
             await asyncio.sleep(args.after)
-            t4 = time.monotonic()
+            t4, snap4 = time.monotonic(), cpu_snapshot(server_pid, database)
             results[name] = {
                 "before": moves.window(t0, t0 + args.before),
                 "during": moves.window(t1, t2),
@@ -503,11 +525,16 @@ async def run(args: argparse.Namespace, port: int) -> dict[str, Any]:
                         ("after", (t3, t4)),
                     )
                 },
+                "cores": {
+                    "before": cores(cpu_report(snap0, snap_before, 1)),
+                    "during": cores(cpu_report(snap1, snap2, 1)),
+                    "after": cores(cpu_report(snap3, snap4, 1)),
+                },
                 "flood_answers": dict(flood.answers),
                 **{
                     k: v
                     for k, v in flood.extra.items()
-                    if k in ("open_at_end", "events_delivered", "delivery")
+                    if k in ("open_s", "open_at_end", "events_delivered", "delivery")
                 },
             }
             print(f"{name}: {json.dumps(results[name])}", flush=True)
@@ -541,6 +568,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--database-url", default=DEFAULT_DB, help="dropped and recreated")
     parser.add_argument("--json", type=Path, help="also write the results here")
+    parser.add_argument(
+        "--client-loop",
+        choices=("uvloop", "asyncio"),
+        default="uvloop",
+        help="this load generator's event loop (uvloop, as bench/load.py: less of the "
+        "machine's CPU for the same requests)",
+    )
     args = parser.parse_args(argv)
     args.floods = [f for f in args.floods.split(",") if f]
     if any(f not in FLOODS for f in args.floods):
@@ -566,9 +600,15 @@ def main(argv: list[str] | None = None) -> int:
 
         async def go() -> dict[str, Any]:
             await wait_until_up(port, server, log)
-            return await run(args, port)
+            return await run(args, port, server.pid)
 
-        results = asyncio.run(go())
+        loop_factory = None
+        if args.client_loop == "uvloop":
+            import uvloop
+
+            loop_factory = uvloop.new_event_loop
+        with asyncio.Runner(loop_factory=loop_factory) as runner:
+            results = runner.run(go())
     except KeyboardInterrupt:
         print("interrupted: stopping the servers", file=sys.stderr)
         return 130
