@@ -14,10 +14,13 @@ last stream's read, and the process's CPU time over that fan-out divided by the 
 one event costs per stream (PostgreSQL's own CPU is not counted; the room is read once per
 event whatever the streams). It prints the medians and p90s over the events.
 
-With ``--ab-send``, the events alternate between the streams' own send (``EventStream``: a
-deadline only for a send that waits) and a deadline on every send (as before 2026-11-29), in one
-process, so that both ways see the same streams and the same moment of the machine; it reports
-each way's CPU per stream and in how many pairs of events the streams' own way cost less.
+With ``--ab send`` or ``--ab contexts``, the events alternate between the app's way and the way
+before a change, in one process, so that both ways see the same streams and the same moment of
+the machine: ``send``, the streams' send (``EventStream``: a deadline only for a send that
+waits) against a deadline on every send (before 2026-11-29); ``contexts``, what the room shows a
+viewer decided once per member and once for everyone else (``LiveFragments.context``) against
+once per stream (before 2026-11-29). It reports each way's CPU per stream and in how many pairs
+of events the app's way cost less.
 
 With ``--turns``, a probe task also times every turn of the event loop during each fan-out
 (it awaits ``asyncio.sleep(0)`` over and over: each wait is one turn, everything that was ready
@@ -135,6 +138,7 @@ async def measure(args: argparse.Namespace) -> dict[str, Any]:
     from app.config import get_settings
     from app.main import create_app
     from app.web.pages.live import EventStream
+    from app.web.pages.rooms import LiveFragments
 
     app = create_app(get_settings())
     streams = Streams(args.streams)
@@ -160,10 +164,15 @@ async def measure(args: argparse.Namespace) -> dict[str, Any]:
         inside: set[int] = set()
         turns = Turns()
         prober = asyncio.create_task(turns.probe()) if args.turns else None
-        ways = {"the app's": EventStream._send_with_timeout, "a deadline on every send": every_send}
+        owner, name, before = {
+            None: (EventStream, "_send_with_timeout", EventStream._send_with_timeout),
+            "send": (EventStream, "_send_with_timeout", every_send),
+            "contexts": (LiveFragments, "context", every_stream_context),
+        }[args.ab]
+        ways = {"the app's": getattr(owner, name), "before": before}
         for n in range(args.warmup + args.events):
-            way = "the app's" if not args.ab_send or n % 2 == 0 else "a deadline on every send"
-            EventStream._send_with_timeout = ways[way]  # type: ignore[method-assign]
+            way = "the app's" if args.ab is None or n % 2 == 0 else "before"
+            setattr(owner, name, ways[way])
             who = 1 + n % 7
             verb = "leave" if who in inside else "join"
             seen = max(streams.reads, default=0)
@@ -189,7 +198,7 @@ async def measure(args: argparse.Namespace) -> dict[str, Any]:
                         "way": way,
                     }
                 )
-        EventStream._send_with_timeout = ways["the app's"]  # type: ignore[method-assign]
+        setattr(owner, name, ways["the app's"])
         if prober is not None:
             prober.cancel()
         streams.closing.set()
@@ -217,7 +226,7 @@ async def measure(args: argparse.Namespace) -> dict[str, Any]:
             "CPU us per stream"
         ),
         **turns_figures,
-        **(ab_send(costs, summary) if args.ab_send else {}),
+        **(ab(costs, summary) if args.ab else {}),
     }
 
 
@@ -237,18 +246,27 @@ async def every_send(self: Any, send: Send, message: Message) -> None:
         raise
 
 
-def ab_send(costs: list[dict[str, Any]], summary: Any) -> dict[str, Any]:
+def every_stream_context(
+    self: Any, code: str, event_id: int, room: Any, viewer: str | None
+) -> dict[str, Any]:
+    """``LiveFragments.context`` as it was before 2026-11-29: made for every stream."""
+    from app.web.pages.rooms import live_context
+
+    return live_context(room, viewer)
+
+
+def ab(costs: list[dict[str, Any]], summary: Any) -> dict[str, Any]:
     """Each way's CPU per stream, and in how many pairs of events (one each way, one after
     the other) the app's way cost less."""
     key = "CPU us per stream"
     app = [c[key] for c in costs if c["way"] == "the app's"]
-    every = [c[key] for c in costs if c["way"] != "the app's"]
+    before = [c[key] for c in costs if c["way"] == "before"]
     return {
-        "CPU us per stream per event, by way of sending": {
-            way: summary(key, way) for way in ("the app's", "a deadline on every send")
+        "CPU us per stream per event, by way": {
+            way: summary(key, way) for way in ("the app's", "before")
         },
-        "pairs the app's way cost less": f"{sum(a < e for a, e in zip(app, every))} of "
-        f"{min(len(app), len(every))}",
+        "pairs the app's way cost less": f"{sum(a < b for a, b in zip(app, before))} of "
+        f"{min(len(app), len(before))}",
     }
 
 
@@ -267,9 +285,9 @@ def main(argv: list[str] | None = None) -> int:
         "--turns", action="store_true", help="time the event loop's turns during each fan-out"
     )
     parser.add_argument(
-        "--ab-send",
-        action="store_true",
-        help="events alternate between the streams' send and a deadline on every send",
+        "--ab",
+        choices=("send", "contexts"),
+        help="events alternate between the app's way and the way before a change",
     )
     parser.add_argument("--database-url", default=DEFAULT_DB, help="dropped and recreated")
     parser.add_argument("--log", type=Path, default=Path(os.devnull), help="the app's log lines")

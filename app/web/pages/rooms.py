@@ -120,6 +120,7 @@ _CSRF_SLOT_BYTES = CSRF_SLOT.encode()
 @dataclass
 class _LoopCache:
     rooms: LRUCache[tuple[str, int], asyncio.Future[RoomView]]
+    contexts: LRUCache[tuple[str, int, str | None], dict[str, Any]]
     html: LRUCache[tuple[Any, ...], bytes]
     turns: Pacer
 
@@ -128,7 +129,8 @@ class LiveFragments:
     """The fragments of room and race events, shared by every html stream of a process.
 
     Each event's room is read once (the first stream to need it reads it, the others await
-    that read) and each fragment rendered once per variant, however many streams show it.
+    that read), what it shows each viewer decided once per member and once for everyone else,
+    and each fragment rendered once per variant, however many streams show it.
     Futures belong to an event loop: each loop (one per worker) has its own caches.
     """
 
@@ -139,7 +141,8 @@ class LiveFragments:
 
     def __init__(self, rooms: Rooms) -> None:
         self.rooms = rooms
-        self.reads = 0  # rooms read, and fragments rendered (the tests count them)
+        self.reads = 0  # rooms read, viewers' contexts made and fragments rendered (counted by
+        self.contexts = 0  # the tests)
         self.renders = 0
         self._loops: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, _LoopCache] = (
             weakref.WeakKeyDictionary()
@@ -156,7 +159,10 @@ class LiveFragments:
         cache = self._loops.get(loop)
         if cache is None:
             cache = _LoopCache(
-                LRUCache(self.EVENTS), LRUCache(self.EVENTS * 8), Pacer(self.STREAMS_PER_TURN)
+                LRUCache(self.EVENTS),
+                LRUCache(self.EVENTS * 16),
+                LRUCache(self.EVENTS * 8),
+                Pacer(self.STREAMS_PER_TURN),
             )
             self._loops[loop] = cache
         self._last = (weakref.ref(loop), cache)
@@ -197,6 +203,22 @@ class LiveFragments:
             raise
         future.set_result(room)
         return room
+
+    def context(
+        self, code: str, event_id: int, room: RoomView, viewer: str | None
+    ) -> dict[str, Any]:
+        """:func:`live_context` of ``room`` (as read for event ``event_id``) for ``viewer``:
+        made once for each member and once for everyone else, to whom a room shows the same
+        (no membership, no race game, not racing). Shared: read it, do not change it."""
+        cache = self._here()
+        who = viewer if room.is_member(viewer) else None
+        key = (code, event_id, who)
+        context = cache.contexts.get(key)
+        if context is None:
+            self.contexts += 1
+            context = live_context(room, who)
+            cache.contexts[key] = context
+        return context
 
     def fragment(self, key: tuple[Any, ...], lang: str, make: Callable[[], bytes]) -> bytes:
         """The fragment ``key`` in ``lang``, made once (in that language, whichever stream's
@@ -239,10 +261,10 @@ def html_events(
                 lambda: sse_event(row, racer_row(cards, json.loads(row.data), may_watch, code)),
             )
         now = await fragments.room_at(code, row.id)
-        context = live_context(now, viewer)
+        context = fragments.context(code, row.id, now, viewer)
         state["may_watch"] = context["may_watch"]
         if on_board:  # beside the racer's own board: no link to it
-            context["my_game"] = None
+            context = {**context, "my_game": None}
         variant = (
             code,
             row.id,

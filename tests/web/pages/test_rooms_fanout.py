@@ -17,6 +17,7 @@ from fastapi.testclient import TestClient
 from starlette.requests import Request
 
 from app.services.rooms.feed import EventRow
+from app.services.rooms.views import Limits
 from app.web.deps import SESSION_PLAYER
 from app.web.http.csrf import session_token
 from app.web.i18n import speaking
@@ -83,7 +84,7 @@ def test_many_html_streams_of_a_room_cost_one_read_and_one_render_per_variant(
     renderers = [html_events(r, rooms, opened) for r in requests]
     fragments: LiveFragments = app.state.live_fragments
     reads = _counted(app, monkeypatch)
-    renders_before = fragments.renders
+    renders_before, contexts_before = fragments.renders, fragments.contexts
     event = rooms.events_after(code, 0)[-1]  # the guest's joining
     assert event.kind == "room"
 
@@ -94,6 +95,8 @@ def test_many_html_streams_of_a_room_cost_one_read_and_one_render_per_variant(
     assert all(e.startswith(f"id: {event.id}\r\nevent: room\r\n".encode()) for e in events)
     htmls = [data_of(e) for e in events]
     assert reads == [code]  # one room read for all the streams
+    # What the room shows each member, and once what it shows everyone else.
+    assert fragments.contexts - contexts_before == 3
     assert fragments.renders - renders_before == 2  # members and spectators: two variants
 
     live = templates.env.get_template("components/room_live.html")
@@ -113,6 +116,31 @@ def test_many_html_streams_of_a_room_cost_one_read_and_one_render_per_variant(
     later = EventRow(id=event.id + 1_000_000, room=code, kind="room", data="{}")
     run(everyone(later))
     assert reads == [code]
+
+
+def test_a_racers_board_stream_leaves_the_room_streams_their_link_to_the_board(
+    app: FastAPI, room: dict[str, Any], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The race panel beside a racer's board has no link to the board it is on; the room
+    page's stream of the same racer, sharing what the room shows them, keeps it."""
+    rooms = app.state.services.rooms
+    monkeypatch.setattr(rooms, "limits", Limits(countdown_s=0))
+    code = room["code"]
+    rooms.start(code, room["owner"])
+    now = rooms.get(code)
+    assert now.race is not None
+    mine = now.race.games[now.players[0]["name"]]
+    request = _request(app, room["owner"])
+    board, page = html_events(request, rooms, now, on_board=True), html_events(request, rooms, now)
+    event = rooms.events_after(code, 0)[-1]
+
+    async def both() -> list[str]:
+        on_board = data_of(await board(event))  # first: the shared context is made for it
+        return [on_board, data_of(await page(event))]
+
+    on_board, on_page = run(both())
+    assert 'id="my-board"' not in on_board
+    assert f'id="my-board" href="/games/{mine}"' in on_page
 
 
 def test_each_stream_gets_the_events_in_its_own_language(
