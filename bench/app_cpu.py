@@ -23,6 +23,10 @@ FastAPI in the next, so that both ways see the same games, database and moment o
 whose speed drifts between runs; it reports each way's median and how many pairs of windows
 the direct binding won.
 
+``--ab-getattr`` does the same for the templates' reads of a dict's keys (app/web/pages/
+templating.py, ``FlatGlobals.getattr``) against Jinja2's own ``getattr``, which reads a key only
+after looking for an attribute of that name has raised.
+
 Every request says ``Accept-Encoding`` as a browser does (the answers are read back
 decompressed, in this process: a few microseconds of each move's CPU are the client's).
 """
@@ -228,12 +232,13 @@ def lane_of(app: Any) -> tuple[Any, Any]:
 
 
 async def measure(args: argparse.Namespace) -> dict[str, Any]:
+    import jinja2
     from fastapi.routing import APIRoute
 
     from app.config import get_settings
     from app.main import create_app
     from app.web.direct import bind_directly, binder_of, unbind
-    from app.web.pages.templating import templates
+    from app.web.pages.templating import FlatGlobals, templates
 
     app = create_app(get_settings())
     templates.env.auto_reload = False  # as in production (APP_ENV=development here)
@@ -248,13 +253,18 @@ async def measure(args: argparse.Namespace) -> dict[str, Any]:
             await asyncio.sleep(0.05)
         direct = [r for r in app.router.routes if isinstance(r, APIRoute) and binder_of(r)]
         above, lane = lane_of(app)
-        for window in range(args.rounds * (2 if args.ab_binding or args.ab_lane else 1)):
+        keys_first = FlatGlobals.getattr
+        paired_windows = args.ab_binding or args.ab_lane or args.ab_getattr
+        for window in range(args.rounds * (2 if paired_windows else 1)):
             mode = "direct" if window % 2 == 0 else "fastapi"
             if args.ab_binding:  # the same process, games and moment, each way in turn
                 for route in direct:
                     (bind_directly if mode == "direct" else unbind)(route)
             if args.ab_lane:  # the moves' lane in the stack, or left out of it
                 above.app = lane if mode == "direct" else lane.app
+            if args.ab_getattr:  # templates read a dict's keys first, or as Jinja2 does
+                way = keys_first if mode == "direct" else jinja2.Environment.getattr
+                FlatGlobals.getattr = way  # type: ignore[method-assign]
             state["latency"].clear()
             moves0, cpu0, wall0 = state["moves"], time.process_time(), time.perf_counter()
             while state["moves"] - moves0 < args.moves:
@@ -266,6 +276,7 @@ async def measure(args: argparse.Namespace) -> dict[str, Any]:
                 {
                     **({"binding": mode} if args.ab_binding else {}),
                     **({"lane": mode == "direct"} if args.ab_lane else {}),
+                    **({"dict keys first": mode == "direct"} if args.ab_getattr else {}),
                     "moves": moves,
                     "app CPU ms/move": round(1000 * cpu / moves, 3),
                     "wall ms/move": round(1000 * wall / moves, 3),
@@ -274,6 +285,7 @@ async def measure(args: argparse.Namespace) -> dict[str, Any]:
             )
         state["stop"] = True
         await asyncio.gather(*tasks, return_exceptions=True)
+        FlatGlobals.getattr = keys_first  # type: ignore[method-assign]
     statuses: Counter[str] = Counter()
     for client in state["clients"]:
         statuses.update(client.statuses)
@@ -287,6 +299,14 @@ async def measure(args: argparse.Namespace) -> dict[str, Any]:
         paired = list(zip(windows[::2], windows[1::2], strict=True))
         less = sum(a["app CPU ms/move"] < b["app CPU ms/move"] for a, b in paired)
         medians["windows where the lane cost less"] = f"{less} of {len(paired)}"
+    if args.ab_getattr:
+        for on in (True, False):
+            costs = [w["app CPU ms/move"] for w in windows if w["dict keys first"] is on]
+            label = "dict keys first" if on else "Jinja2's getattr"
+            medians[f"median app CPU ms/move, {label}"] = statistics.median(costs)
+        paired = list(zip(windows[::2], windows[1::2], strict=True))
+        less = sum(a["app CPU ms/move"] < b["app CPU ms/move"] for a, b in paired)
+        medians["windows where dict keys first cost less"] = f"{less} of {len(paired)}"
     if args.ab_binding:
         for mode in ("direct", "fastapi"):
             costs = [w["app CPU ms/move"] for w in windows if w["binding"] == mode]
@@ -320,6 +340,12 @@ def main(argv: list[str] | None = None) -> int:
         "--ab-lane",
         action="store_true",
         help="alternate windows with the moves' lane (app/web/http/lane.py) and without",
+    )
+    parser.add_argument(
+        "--ab-getattr",
+        action="store_true",
+        help="alternate windows with templates reading a dict's keys first (app/web/pages/"
+        "templating.py, FlatGlobals.getattr) and with Jinja2's own getattr",
     )
     parser.add_argument("--database-url", default=DEFAULT_DB, help="dropped and recreated")
     parser.add_argument("--log", type=Path, default=Path(os.devnull), help="the app's log lines")

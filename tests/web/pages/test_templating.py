@@ -3,6 +3,11 @@ and written, unknown flags dropped, and what the page makes of them."""
 
 from __future__ import annotations
 
+from typing import Any
+
+import jinja2
+import pytest
+
 from app.web.pages.templating import Prefs, templates
 
 
@@ -41,3 +46,40 @@ def test_a_templates_globals_are_one_plain_dict_of_every_global() -> None:
     assert template.globals == dict(templates.env.globals)
     own = templates.env.from_string("{{ here }} {{ current_lang() }}", globals={"here": "x"})
     assert own.render() == "x en" and "here" not in templates.env.globals
+
+
+class _Box:
+    version = 3
+
+
+class _Mapping(dict[str, Any]):
+    pass
+
+
+@pytest.mark.parametrize(
+    ("obj", "attribute"),
+    [
+        ({"version": 3}, "version"),  # a key: the item
+        ({"version": 3}, "missing"),  # neither: undefined
+        ({"items": "a key"}, "items"),  # a key named as a dict's method: the method
+        ({}, "get"),
+        ({"__class__": 1}, "__class__"),
+        ({1: "a number"}, "1"),  # a key of another type is no attribute's name
+        (_Box(), "version"),  # not a dict: Jinja2's own way
+        (_Mapping(version=3), "version"),  # a dict's subclass may have attributes of its own
+        (_Mapping(version=3), "missing"),
+    ],
+)
+def test_a_templates_attribute_reads_are_jinja2s_own(obj: Any, attribute: str) -> None:
+    """What ``obj.attribute`` gives a template is what Jinja2's own environment gives, dict or
+    not, key or method or nothing (an undefined of the same name)."""
+    ours = templates.env.getattr(obj, attribute)
+    jinja2s = jinja2.Environment.getattr(templates.env, obj, attribute)
+    if isinstance(jinja2s, jinja2.Undefined):
+        assert isinstance(ours, jinja2.Undefined)
+        assert ours._undefined_name == jinja2s._undefined_name == attribute
+        assert ours._undefined_obj is jinja2s._undefined_obj is obj
+    else:
+        assert ours == jinja2s
+    page = templates.env.from_string("{{ o.version }}|{{ o.items is callable }}|{{ o.nope }}")
+    assert page.render(o={"version": 3, "items": "no"}) == "3|True|"
