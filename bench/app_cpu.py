@@ -304,35 +304,29 @@ async def measure(args: argparse.Namespace) -> dict[str, Any]:
         statuses.update(client.statuses)
     medians: dict[str, Any] = {}
     if args.ab_lane:
-        for on in (True, False):
-            costs = [w["app CPU ms/move"] for w in windows if w["lane"] is on]
-            medians[f"median app CPU ms/move, lane {'on' if on else 'off'}"] = statistics.median(
-                costs
-            )
-        paired = list(zip(windows[::2], windows[1::2], strict=True))
-        less = sum(a["app CPU ms/move"] < b["app CPU ms/move"] for a, b in paired)
-        medians["windows where the lane cost less"] = f"{less} of {len(paired)}"
+        medians |= paired_medians(windows, "lane on", "lane off")
     if args.ab_getattr:
-        for on in (True, False):
-            costs = [w["app CPU ms/move"] for w in windows if w["dict keys first"] is on]
-            label = "dict keys first" if on else "Jinja2's getattr"
-            medians[f"median app CPU ms/move, {label}"] = statistics.median(costs)
-        paired = list(zip(windows[::2], windows[1::2], strict=True))
-        less = sum(a["app CPU ms/move"] < b["app CPU ms/move"] for a, b in paired)
-        medians["windows where dict keys first cost less"] = f"{less} of {len(paired)}"
-        medians.update(renders)
+        medians |= paired_medians(windows, "dict keys first", "Jinja2's getattr") | renders
     if args.ab_binding:
-        for mode in ("direct", "fastapi"):
-            costs = [w["app CPU ms/move"] for w in windows if w["binding"] == mode]
-            medians[f"median app CPU ms/move, {mode} binding"] = statistics.median(costs)
-        paired = list(zip(windows[::2], windows[1::2], strict=True))
-        less = sum(d["app CPU ms/move"] < f["app CPU ms/move"] for d, f in paired)
-        medians["windows where direct binding cost less"] = f"{less} of {len(paired)}"
+        medians |= paired_medians(windows, "direct binding", "fastapi binding")
     return {
         "windows": windows,
         "median app CPU ms/move": statistics.median(w["app CPU ms/move"] for w in windows),
         **medians,
         "answers": dict(sorted(statuses.items())),
+    }
+
+
+def paired_medians(windows: list[dict[str, Any]], new: str, old: str) -> dict[str, Any]:
+    """Each way's median CPU per move, the windows alternating (``new`` first), and in how many
+    pairs of windows ``new`` cost less."""
+    key = "app CPU ms/move"
+    pairs = list(zip(windows[::2], windows[1::2], strict=True))
+    less = sum(a[key] < b[key] for a, b in pairs)
+    return {
+        f"median {key}, {new}": statistics.median(a[key] for a, _ in pairs),
+        f"median {key}, {old}": statistics.median(b[key] for _, b in pairs),
+        f"windows where {new} cost less": f"{less} of {len(pairs)}",
     }
 
 

@@ -141,8 +141,9 @@ class LiveFragments:
 
     def __init__(self, rooms: Rooms) -> None:
         self.rooms = rooms
-        self.reads = 0  # rooms read, viewers' contexts made and fragments rendered (counted by
-        self.contexts = 0  # the tests)
+        # Rooms read, viewers' contexts made and fragments rendered (the tests count them).
+        self.reads = 0
+        self.contexts = 0
         self.renders = 0
         self._loops: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, _LoopCache] = (
             weakref.WeakKeyDictionary()
