@@ -569,6 +569,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--database-url", default=DEFAULT_DB, help="dropped and recreated")
     parser.add_argument("--json", type=Path, help="also write the results here")
     parser.add_argument(
+        "--set",
+        action="append",
+        default=[],
+        type=lambda text: tuple(text.split("=", 1)),
+        metavar="NAME=VALUE",
+        help="a setting for the app (its environment variable), e.g. SOLVER_HINT_NODES=1000; "
+        "repeatable",
+    )
+    parser.add_argument(
         "--client-loop",
         choices=("uvloop", "asyncio"),
         default="uvloop",
@@ -592,7 +601,7 @@ def main(argv: list[str] | None = None) -> int:
     port = port_in_range()
     server = start_production(
         args.database_url, port, args.workers, log,
-        redis_url=f"redis://{HOST}:{redis_port}/0", env=ADMISSION,
+        redis_url=f"redis://{HOST}:{redis_port}/0", env={**ADMISSION, **dict(args.set)},
     )  # fmt: skip
     with open("/proc/loadavg") as f:
         load_before = f.read().split()[:3]
