@@ -45,7 +45,9 @@ def _run_when_idle() -> None:
     """On Linux, the idle scheduling class: a search runs only on a core nothing else wants,
     and a woken request takes the core from it at once. Niceness 19 alone still cost the
     moves' tail under load (a nice task keeps its time slice: bench/RESULTS.md, browser path).
-    Where the class is missing or refused, niceness is what is left."""
+    Where the class is missing or refused, niceness is what is left. The class is better than
+    niceness, not a guarantee: on a 2-core virtual machine two idle-class busy loops still took
+    half a core or more from 500 moves a second (bench/RESULTS.md, 2026-11-29)."""
     idle = getattr(os, "SCHED_IDLE", None)
     if idle is None:
         return
