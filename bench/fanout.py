@@ -136,6 +136,7 @@ async def stream(app: Any, path: str, query: bytes, streams: Streams) -> bool:
 
 async def measure(args: argparse.Namespace) -> dict[str, Any]:
     from app.config import get_settings
+    from app.db.broker import Subscription
     from app.main import create_app
     from app.web.pages.live import EventStream
     from app.web.pages.rooms import LiveFragments
@@ -168,6 +169,7 @@ async def measure(args: argparse.Namespace) -> dict[str, Any]:
             None: (EventStream, "_send_with_timeout", EventStream._send_with_timeout),
             "send": (EventStream, "_send_with_timeout", every_send),
             "contexts": (LiveFragments, "context", every_stream_context),
+            "push": (Subscription, "offer", queued_offer),
         }[args.ab]
         ways = {"the app's": getattr(owner, name), "before": before}
         for n in range(args.warmup + args.events):
@@ -255,6 +257,22 @@ def every_stream_context(
     return live_context(room, viewer)
 
 
+def queued_offer(self: Any, row: Any) -> None:
+    """``Subscription.offer`` as it was before 2026-11-29 (commit 1704e7f): every event is
+    queued for the stream's own task, none pushed."""
+    from app.db.broker import _DROPPED
+
+    if self.dropped:
+        return
+    try:
+        self.queue.put_nowait(row)
+    except asyncio.QueueFull:
+        self.dropped = True
+        while not self.queue.empty():
+            self.queue.get_nowait()
+        self.queue.put_nowait(_DROPPED)
+
+
 def ab(costs: list[dict[str, Any]], summary: Any) -> dict[str, Any]:
     """Each way's CPU per stream, and in how many pairs of events (one each way, one after
     the other) the app's way cost less."""
@@ -286,7 +304,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument(
         "--ab",
-        choices=("send", "contexts"),
+        choices=("send", "contexts", "push"),
         help="events alternate between the app's way and the way before a change",
     )
     parser.add_argument("--database-url", default=DEFAULT_DB, help="dropped and recreated")

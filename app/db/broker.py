@@ -30,6 +30,7 @@ import logging
 import threading
 import time
 from collections import deque
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -51,6 +52,9 @@ RETRY_MOST = 10_000  # announced events kept to read again after a failed read
 # stream, which renders and sends within the same turn: 500 at once made a turn of 14–18 ms
 # that every move of the process waited behind (bench/RESULTS.md, the fan-out a slice a turn).
 FANOUT_SLICE = 64
+# How long a delivery waits for what the pushes of an event need (a room read) before it offers
+# the event anyway: the readers then wait for it in their own tasks.
+PREPARE_S = 0.5
 
 
 @dataclass(frozen=True)
@@ -68,17 +72,42 @@ class Dropped(Exception):
 _DROPPED = EventRow(0, "", "", "")  # put on a queue in place of what it could not take
 
 
+Push = Callable[[EventRow], bool]  # takes a row to its client at once; False: it cannot now
+Prepare = Callable[[EventRow], Awaitable[object]]  # what a push needs, made once per event
+
+
 @dataclass(eq=False)
 class Subscription:
+    """A room's events for one reader, who takes them from :attr:`queue` (:meth:`get`).
+
+    A reader may also set :attr:`push`: while it waits for a row with none queued, a row
+    offered goes straight to ``push``, called by the broker's delivery, and is not queued:
+    one call for each reader of an event instead of waking every reader's task
+    (bench/fanout.py). ``push`` answers False when it cannot take the row then; the row is
+    queued as it would have been. :attr:`prepare`, awaited by the delivery once per event
+    for all the readers that share it, makes what their pushes need (a room read once)."""
+
     room: str
     queue: asyncio.Queue[EventRow] = field(
         default_factory=lambda: asyncio.Queue(maxsize=QUEUE_SIZE)
     )
     dropped: bool = False
+    push: Push | None = None
+    prepare: Prepare | None = None
+    waiting: bool = False  # the reader waits in get() with nothing queued
 
-    def offer(self, row: EventRow) -> None:
+    def offer(self, row: EventRow) -> bool:
+        """Gives ``row`` to the reader; True if it was pushed, not queued."""
         if self.dropped:
-            return
+            return False
+        push = self.push
+        if push is not None and self.waiting and self.queue.empty():
+            try:
+                if push(row):
+                    return True
+            except Exception:
+                # The reader's own task makes the same row again and meets the error there.
+                log.exception("pushing event %s failed; queued instead", row.id)
         try:
             self.queue.put_nowait(row)
         except asyncio.QueueFull:
@@ -87,9 +116,17 @@ class Subscription:
             while not self.queue.empty():
                 self.queue.get_nowait()
             self.queue.put_nowait(_DROPPED)
+        return False
 
     async def get(self) -> EventRow:
-        row = await self.queue.get()
+        if self.queue.empty():
+            self.waiting = True
+            try:
+                row = await self.queue.get()
+            finally:
+                self.waiting = False
+        else:
+            row = self.queue.get_nowait()
         if row is _DROPPED:
             raise Dropped()
         return row
@@ -130,7 +167,8 @@ class InProcessBroker:
         self.engine = engine
         self.loop: asyncio.AbstractEventLoop | None = None
         self.rooms: dict[str, set[Subscription]] = {}
-        self.delivered = 0  # events put on subscribers' queues (for tests and benchmarks)
+        self.delivered = 0  # events given to subscribers (for tests and benchmarks)
+        self.pushed = 0  # of which pushed, not queued
         self.last_id = 0  # the highest event id this process has dispatched
         self._pending: asyncio.Queue[list[int]] | None = None
         self._tasks: list[asyncio.Task[Any]] = []
@@ -237,13 +275,28 @@ class InProcessBroker:
                 if len(self._recent_order) > RECENT_MOST:
                     self._recent.discard(self._recent_order.popleft())
                 self.last_id = max(self.last_id, row.id)
-                for sub in list(self.rooms.get(row.room, ())):
+                subs = list(self.rooms.get(row.room, ()))
+                await self._prepare(row, subs)
+                for sub in subs:
                     if offered == FANOUT_SLICE:
                         await asyncio.sleep(0)
                         offered = 0
-                    sub.offer(row)
+                    self.pushed += sub.offer(row)
                     self.delivered += 1
                     offered += 1
+
+    @staticmethod
+    async def _prepare(row: EventRow, subs: list[Subscription]) -> None:
+        """Awaits each distinct :attr:`Subscription.prepare` of ``subs`` once for ``row``.
+        A failure is left to the pushes: they answer False, and each reader's task meets it."""
+        prepares = {sub.prepare for sub in subs if sub.prepare is not None}
+        for prepare in prepares:
+            try:
+                # Bounded: a slow read must not hold up every other room's events. It goes
+                # on (shielded) for the readers, whose own tasks wait for it instead.
+                await asyncio.wait_for(asyncio.shield(prepare(row)), PREPARE_S)
+            except Exception as exc:  # the deadline (TimeoutError) too
+                log.debug("preparing event %s failed: %s", row.id, summary(exc))
 
 
 class PostgresBroker(InProcessBroker):

@@ -55,8 +55,6 @@ from app.web.turns import Pacer
 
 router = APIRouter(tags=["rooms"], include_in_schema=False)  # pages: left out of the API schema
 
-HtmlRender = Callable[[EventRow], Awaitable[bytes]]
-
 
 def sse_event(row: EventRow, data: str) -> bytes:
     """``row`` as its stream sends it: ``id:``, ``event:`` and ``data:`` lines."""
@@ -187,6 +185,19 @@ class LiveFragments:
             return await self._read(cache, key)
         return await self._read(cache, key)
 
+    def room_read(self, code: str, event_id: int) -> RoomView | None:
+        """The room as read for event ``event_id``, if that read is done; None otherwise."""
+        pending = self._here().rooms.get((code, event_id))
+        if pending is None or not pending.done() or pending.cancelled():
+            return None
+        return None if pending.exception() is not None else pending.result()
+
+    async def prepare(self, row: EventRow) -> None:
+        """Reads the room for a room or race event, before the broker offers it to streams
+        (:meth:`room_read` then has it); a progress event needs no read."""
+        if row.kind != "progress":
+            await self.room_at(row.room, row.id)
+
     async def _read(self, cache: _LoopCache, key: tuple[str, int]) -> RoomView:
         future: asyncio.Future[RoomView] = asyncio.get_running_loop().create_future()
         cache.rooms[key] = future
@@ -236,38 +247,69 @@ class LiveFragments:
         return html
 
 
-def html_events(
-    request: Request, rooms: Rooms, room: RoomView, on_board: bool = False
-) -> HtmlRender:
-    """Renders each event of the room for the viewer of this stream (their session); with
+class RowRenderer:
+    """An event as one stream sends it: :meth:`__call__` awaits what it needs (the room read
+    for the event); :meth:`ready` renders without waiting, or answers None when that read is
+    not in yet (the broker's delivery pushes with it, app/web/pages/live.py)."""
+
+    async def __call__(self, row: EventRow) -> bytes:
+        return sse_event(row, row.data)
+
+    def ready(self, row: EventRow) -> bytes | None:
+        return sse_event(row, row.data)
+
+    # Makes what ready() needs for an event, awaited once for every stream that shares it.
+    prepare: Callable[[EventRow], Awaitable[None]] | None = None
+
+
+class HtmlRows(RowRenderer):
+    """Each event of the room rendered for the viewer of one stream (their session); with
     ``on_board``, for the race panel beside a racer's board. The room read and the rendering
     are shared with the other streams of the process (:class:`LiveFragments`)."""
-    viewer = request.session.get(SESSION_PLAYER)
-    viewer = viewer if isinstance(viewer, str) else None
-    lang = i18n.lang_of_scope(request.scope)  # the stream's, fixed at its opening
-    state = {"may_watch": live_context(room, viewer)["may_watch"]}
-    cards = GAMES[room.game].cards
-    live = templates.env.get_template("components/room_live.html")
-    fragments: LiveFragments = request.app.state.live_fragments
-    # Made now, while the session can still be saved; escaped once, as the fragments hold it.
-    csrf = str(Markup.escape(csrf_token(request))).encode()
-    code = room.code
 
-    async def render_row(row: EventRow) -> bytes:
+    def __init__(
+        self, request: Request, rooms: Rooms, room: RoomView, on_board: bool = False
+    ) -> None:
+        viewer = request.session.get(SESSION_PLAYER)
+        self.viewer = viewer if isinstance(viewer, str) else None
+        self.lang = i18n.lang_of_scope(request.scope)  # the stream's, fixed at its opening
+        self.may_watch = live_context(room, self.viewer)["may_watch"]
+        self.cards = GAMES[room.game].cards
+        self.live = templates.env.get_template("components/room_live.html")
+        self.fragments: LiveFragments = request.app.state.live_fragments
+        # Made now, while the session can still be saved; escaped once, as the fragments hold it.
+        self.csrf = str(Markup.escape(csrf_token(request))).encode()
+        self.code = room.code
+        self.on_board = on_board
+        # Equal for every stream of the process: the broker awaits it once per event.
+        self.prepare = self.fragments.prepare
+
+    async def __call__(self, row: EventRow) -> bytes:
         if row.kind == "progress":
-            may_watch = state["may_watch"]
-            return fragments.fragment(
-                (code, row.id, "progress", may_watch),
-                lang,
-                lambda: sse_event(row, racer_row(cards, json.loads(row.data), may_watch, code)),
-            )
-        now = await fragments.room_at(code, row.id)
-        context = fragments.context(code, row.id, now, viewer)
-        state["may_watch"] = context["may_watch"]
-        if on_board:  # beside the racer's own board: no link to it
+            return self._progress(row)
+        return self._live(row, await self.fragments.room_at(self.code, row.id))
+
+    def ready(self, row: EventRow) -> bytes | None:
+        if row.kind == "progress":
+            return self._progress(row)
+        now = self.fragments.room_read(self.code, row.id)
+        return None if now is None else self._live(row, now)
+
+    def _progress(self, row: EventRow) -> bytes:
+        may_watch, code = self.may_watch, self.code
+        return self.fragments.fragment(
+            (code, row.id, "progress", may_watch),
+            self.lang,
+            lambda: sse_event(row, racer_row(self.cards, json.loads(row.data), may_watch, code)),
+        )
+
+    def _live(self, row: EventRow, now: RoomView) -> bytes:
+        context = self.fragments.context(self.code, row.id, now, self.viewer)
+        self.may_watch = context["may_watch"]
+        if self.on_board:  # beside the racer's own board: no link to it
             context = {**context, "my_game": None}
         variant = (
-            code,
+            self.code,
             row.id,
             "live",
             context["member"],
@@ -276,16 +318,19 @@ def html_events(
             context["can_join"],
             context["can_start"],
         )
-        shared = fragments.fragment(
+        shared = self.fragments.fragment(
             variant,
-            lang,
+            self.lang,
             lambda: sse_event(
-                row, live.render({**context, "oob": True, "csrf": Markup(CSRF_SLOT)})
+                row, self.live.render({**context, "oob": True, "csrf": Markup(CSRF_SLOT)})
             ),
         )
-        return shared.replace(_CSRF_SLOT_BYTES, csrf)
+        return shared.replace(_CSRF_SLOT_BYTES, self.csrf)
 
-    return render_row
+
+def html_events(request: Request, rooms: Rooms, room: RoomView, on_board: bool = False) -> HtmlRows:
+    """The room's events as html fragments for this stream's viewer (:class:`HtmlRows`)."""
+    return HtmlRows(request, rooms, room, on_board)
 
 
 @router.get("/rooms")

@@ -118,6 +118,45 @@ def test_many_html_streams_of_a_room_cost_one_read_and_one_render_per_variant(
     assert reads == [code]
 
 
+def test_a_pushed_event_is_each_viewers_own_fragment_once_its_room_is_read(
+    app: FastAPI, room: dict[str, Any], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """What the broker's delivery pushes (``ready``) is what the stream's own task sends for
+    the same event: nothing before the event's room is read (the stream then waits for it
+    itself), each viewer's fragment after one shared read (``prepare``, awaited once)."""
+    rooms = app.state.services.rooms
+    code = room["code"]
+    opened = rooms.get(code)
+    viewers: list[str | None] = [room["owner"], room["guest"], None, "outsider"]
+    renderers = [html_events(_request(app, v), rooms, opened) for v in viewers]
+    renderers.append(html_events(_request(app, room["owner"]), rooms, opened, on_board=True))
+    assert len({r.prepare for r in renderers}) == 1  # one for the broker to await per event
+    reads = _counted(app, monkeypatch)
+    event = rooms.events_after(code, 0)[-1]
+    progress = EventRow(
+        id=event.id + 1,
+        room=code,
+        kind="progress",
+        data=json.dumps({"player": "racer", "game": "g1", "moves": 3, "foundation_cards": 2}),
+    )
+
+    async def scenario() -> tuple[list[bytes | None], list[bytes | None], list[bytes]]:
+        before = [r.ready(event) for r in renderers]
+        prepare = renderers[0].prepare
+        assert prepare is not None
+        await prepare(event)
+        pushed = [r.ready(event) for r in renderers]
+        pushed_progress = [r.ready(progress) for r in renderers]
+        own = [await r(event) for r in renderers] + [await r(progress) for r in renderers]
+        return before, pushed + pushed_progress, own
+
+    before, pushed, own = run(scenario())
+    assert before == [None] * len(renderers)
+    assert pushed == own
+    assert reads == [code]  # the prepare's read, shared by every stream's own render too
+    assert len(set(own[:5])) == 5  # each stream its own bytes (its CSRF token at least)
+
+
 def test_a_racers_board_stream_leaves_the_room_streams_their_link_to_the_board(
     app: FastAPI, room: dict[str, Any], monkeypatch: pytest.MonkeyPatch
 ) -> None:
