@@ -14,13 +14,15 @@ last stream's read, and the process's CPU time over that fan-out divided by the 
 one event costs per stream (PostgreSQL's own CPU is not counted; the room is read once per
 event whatever the streams). It prints the medians and p90s over the events.
 
-With ``--ab send`` or ``--ab contexts``, the events alternate between the app's way and the way
-before a change, in one process, so that both ways see the same streams and the same moment of
-the machine: ``send``, the streams' send (``EventStream``: a deadline only for a send that
-waits) against a deadline on every send (before 2026-11-29); ``contexts``, what the room shows a
-viewer decided once per member and once for everyone else (``LiveFragments.context``) against
-once per stream (before 2026-11-29). It reports each way's CPU per stream and in how many pairs
-of events the app's way cost less.
+With ``--ab send``, ``--ab contexts`` or ``--ab push``, the events alternate between the app's
+way and the way before a change, in one process, so that both ways see the same streams and the
+same moment of the machine: ``send``, the streams' send (``EventStream``: a deadline only for a
+send that waits) against a deadline on every send (before 2026-11-29); ``contexts``, what the
+room shows a viewer decided once per member and once for everyone else
+(``LiveFragments.context``) against once per stream (before 2026-11-29); ``push``, each event
+pushed to the idle streams by the broker's delivery (``Subscription.push``) against queued for
+every stream's own task (before 2026-11-29, 04:00 UTC). It reports each way's CPU per stream and
+in how many pairs of events the app's way cost less.
 
 With ``--turns``, a probe task also times every turn of the event loop during each fan-out
 (it awaits ``asyncio.sleep(0)`` over and over: each wait is one turn, everything that was ready
