@@ -259,13 +259,13 @@ def every_stream_context(
     return live_context(room, viewer)
 
 
-def queued_offer(self: Any, row: Any) -> None:
+def queued_offer(self: Any, row: Any) -> bool:
     """``Subscription.offer`` as it was before 2026-11-29 (commit 1704e7f): every event is
     queued for the stream's own task, none pushed."""
     from app.db.broker import _DROPPED
 
     if self.dropped:
-        return
+        return False
     try:
         self.queue.put_nowait(row)
     except asyncio.QueueFull:
@@ -273,6 +273,7 @@ def queued_offer(self: Any, row: Any) -> None:
         while not self.queue.empty():
             self.queue.get_nowait()
         self.queue.put_nowait(_DROPPED)
+    return False
 
 
 def ab(costs: list[dict[str, Any]], summary: Any) -> dict[str, Any]:

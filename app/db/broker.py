@@ -256,7 +256,12 @@ class InProcessBroker:
                 await asyncio.sleep(0.2)
                 continue
             retry.clear()
-            await self.deliver(rows)
+            try:
+                await self.deliver(rows)
+            except Exception:
+                # Never the end of the dispatcher: every live stream of the process would
+                # fall silent. The streams missing these rows catch up when they reconnect.
+                log.exception("delivering events %s failed", [row.id for row in rows])
 
     async def _read(self, ids: list[int]) -> list[EventRow]:
         return await asyncio.to_thread(read_events, self.engine, ids)

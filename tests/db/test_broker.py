@@ -6,6 +6,7 @@ dropped: tests/web/test_live.py."""
 from __future__ import annotations
 
 import asyncio
+import logging
 from collections.abc import Callable, Iterator
 from datetime import UTC, datetime
 from itertools import pairwise
@@ -128,6 +129,37 @@ def test_without_subscribers_nothing_is_read_but_the_last_id_moves_on(engine: En
         assert reads == [[5]]  # the first wake-up read nothing
 
     run(scenario())
+
+
+def test_a_delivery_that_fails_does_not_end_the_dispatcher(
+    engine: Engine, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Whatever breaks one delivery, the next events still reach the room's streams."""
+
+    class Breaking(InProcessBroker):
+        failures = 1
+
+        async def deliver(self, rows: list[EventRow]) -> None:
+            if self.failures:
+                self.failures -= 1
+                raise RuntimeError("a bug in a delivery")
+            await super().deliver(rows)
+
+    async def scenario() -> None:
+        broker = Breaking(engine)
+        await broker.start()
+        try:
+            sub = broker.subscribe("ROOMAA")
+            broker.publish([1])
+            await _until(lambda: broker.failures == 0)
+            broker.publish([3])
+            assert (await asyncio.wait_for(sub.get(), 10)).id == 3
+        finally:
+            await broker.stop()
+
+    with caplog.at_level(logging.ERROR, logger="app.db.broker"):
+        run(scenario())
+    assert "delivering events [1] failed" in caplog.text
 
 
 def test_events_whose_read_failed_are_read_again_at_the_next_wake_up(engine: Engine) -> None:
