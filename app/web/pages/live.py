@@ -77,7 +77,9 @@ class EventStream(EventSourceResponse):
         """Sends ``chunk`` from the caller's task; False (nothing sent) if the stream has not
         started, has ended, or a pushed send is still going on."""
         send = self._send
-        if send is None or not self.active or self._pushed is not None or self._failure:
+        if send is None or not self.active or self._pushed is not None:
+            return False
+        if self._failure is not None:
             return False
         sending = send({"type": "http.response.body", "body": chunk, "more_body": True})
         rest: Awaitable[None] = sending
