@@ -262,17 +262,7 @@ def every_stream_context(
 def queued_offer(self: Any, row: Any) -> bool:
     """``Subscription.offer`` as it was before 2026-11-29 (commit 1704e7f): every event is
     queued for the stream's own task, none pushed."""
-    from app.db.broker import _DROPPED
-
-    if self.dropped:
-        return False
-    try:
-        self.queue.put_nowait(row)
-    except asyncio.QueueFull:
-        self.dropped = True
-        while not self.queue.empty():
-            self.queue.get_nowait()
-        self.queue.put_nowait(_DROPPED)
+    self.enqueue(row)
     return False
 
 

@@ -17,6 +17,16 @@ def run(coroutine: Coroutine[Any, Any, T], timeout: float = 60) -> T:
         return pool.submit(asyncio.run, coroutine).result(timeout=timeout)
 
 
+async def until(condition: Callable[[], object]) -> None:
+    """Lets the other tasks run until ``condition()`` holds, no clock involved; fails after
+    10,000 turns of the loop."""
+    for _ in range(10_000):
+        if condition():
+            return
+        await asyncio.sleep(0)
+    raise AssertionError("never came to pass")
+
+
 class Turns:
     """Counts the turns of the running event loop, no clock involved: a callback that runs
     once a turn (calling ``each``, if given) and schedules itself for the next, until

@@ -108,6 +108,13 @@ class Subscription:
             except Exception:
                 # The reader's own task makes the same row again and meets the error there.
                 log.exception("pushing event %s failed; queued instead", row.id)
+        self.enqueue(row)
+        return False
+
+    def enqueue(self, row: EventRow) -> None:
+        """Queues ``row`` for the reader's own task (never pushed)."""
+        if self.dropped:
+            return
         try:
             self.queue.put_nowait(row)
         except asyncio.QueueFull:
@@ -116,7 +123,6 @@ class Subscription:
             while not self.queue.empty():
                 self.queue.get_nowait()
             self.queue.put_nowait(_DROPPED)
-        return False
 
     async def get(self) -> EventRow:
         if self.queue.empty():

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from datetime import UTC, datetime
 from itertools import pairwise
 
@@ -28,18 +28,8 @@ from app.db.broker import (
 )
 from app.db.models import Event
 from app.db.session import make_engine
-from tests.aio import Turns, run
+from tests.aio import Turns, run, until
 from tests.migrated import migrated_sqlite
-
-
-async def _until(condition: Callable[[], bool]) -> None:
-    """Lets the loop run (the dispatcher) until ``condition`` holds; no clock involved."""
-    for _ in range(10_000):
-        if condition():
-            return
-        await asyncio.sleep(0)
-    raise AssertionError("the dispatcher never got there")
-
 
 ROOMS = ["ROOMAA", "ROOMBB", "ROOMAA", "ROOMCC", "ROOMAA"]  # events 1..5
 
@@ -120,7 +110,7 @@ def test_without_subscribers_nothing_is_read_but_the_last_id_moves_on(engine: En
         await broker.start()
         try:
             broker.publish([1, 2])
-            await _until(lambda: broker.last_id == 2)
+            await until(lambda: broker.last_id == 2)
             sub = broker.subscribe("ROOMAA")
             broker.publish([5])
             assert (await sub.get()).id == 5  # the second wake-up, with a subscriber
@@ -151,7 +141,7 @@ def test_a_delivery_that_fails_does_not_end_the_dispatcher(
         try:
             sub = broker.subscribe("ROOMAA")
             broker.publish([1])
-            await _until(lambda: broker.failures == 0)
+            await until(lambda: broker.failures == 0)
             broker.publish([3])
             assert (await asyncio.wait_for(sub.get(), 10)).id == 3
         finally:
@@ -178,7 +168,7 @@ def test_events_whose_read_failed_are_read_again_at_the_next_wake_up(engine: Eng
         try:
             sub = broker.subscribe("ROOMAA")
             broker.publish([1])  # its read fails: the row is committed, so it is kept
-            await _until(lambda: broker.failures == 0)
+            await until(lambda: broker.failures == 0)
             broker.publish([3])  # the next wake-up reads both
             assert [(await sub.get()).id for _ in range(2)] == [1, 3]
         finally:

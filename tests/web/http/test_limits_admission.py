@@ -21,7 +21,7 @@ from fastapi.testclient import TestClient
 from app.main import create_app
 from app.web.http import limits as limits_module
 from app.web.http.limits import Admission
-from tests.aio import run
+from tests.aio import run, until
 from tests.settings import suite_settings
 from tests.web.support import error_code, new_player
 
@@ -106,15 +106,6 @@ async def held(app: Admission, inner: Held, path: str, client: str = "10.0.0.1")
 async def at_once(app: Admission, path: str, client: str = "10.0.0.1") -> Answer:
     # A hang guard only: a refusal at once takes microseconds, a queued request an hour.
     return await asyncio.wait_for(call(app, path, client), 30)
-
-
-async def until(condition: Any) -> None:
-    """Lets the other tasks run until ``condition()`` holds (no time passes)."""
-    for _ in range(10_000):
-        if condition():
-            return
-        await asyncio.sleep(0)
-    raise AssertionError("never came to pass")
 
 
 def test_a_full_hint_class_sheds_at_once_and_moves_go_on() -> None:

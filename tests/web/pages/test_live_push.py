@@ -22,7 +22,7 @@ from app.db.broker import EventRow, InProcessBroker
 from app.services.rooms.feed import RoomFeed
 from app.web.pages.live import EventStream, stream
 from app.web.pages.rooms import RowRenderer
-from tests.aio import run
+from tests.aio import run, until
 
 ROOM = "ROOMAA"
 
@@ -111,18 +111,10 @@ class Harness:
             self.response(scope, self.client.receive, self.client.send)
         )
         await self.client.started.wait()
-        await self.until(lambda: any(sub.waiting for sub in self.subs()))
+        await until(lambda: any(sub.waiting for sub in self.subs()))
 
     def subs(self) -> list[Any]:
         return list(self.broker.rooms.get(ROOM, ()))
-
-    @staticmethod
-    async def until(condition: Any) -> None:
-        for _ in range(10_000):
-            if condition():
-                return
-            await asyncio.sleep(0)
-        raise AssertionError("never got there")
 
 
 def test_an_idle_stream_is_sent_its_events_by_the_delivery_in_order(engine: Engine) -> None:
@@ -155,12 +147,12 @@ def test_events_after_a_pushed_send_that_waits_follow_it_in_order(engine: Engine
             await asyncio.sleep(0)
         assert h.client.ids() == []  # nothing overtook event 1
         h.client.hold[1].set()
-        await h.until(lambda: len(h.client.ids()) == 3)
+        await until(lambda: len(h.client.ids()) == 3)
         assert h.client.ids() == [1, 2, 3]
         stream_task = h.client.senders[1]
         assert stream_task is not asyncio.current_task() and h.client.senders[2] is stream_task
         # Caught up, the stream is idle again and takes pushes.
-        await h.until(lambda: all(sub.waiting for sub in h.subs()))
+        await until(lambda: all(sub.waiting for sub in h.subs()))
         await h.broker.deliver([_row(4)])
         assert h.client.ids() == [1, 2, 3, 4] and h.broker.pushed == 2
         h.client.disconnect.set()
@@ -229,7 +221,7 @@ def test_a_ping_waits_for_the_pushed_send(engine: Engine) -> None:
         await asyncio.sleep(0.1)  # several pings due meanwhile
         assert h.client.bodies == []  # none went out before the event
         h.client.hold[1].set()
-        await h.until(lambda: len(h.client.bodies) >= 2)
+        await until(lambda: len(h.client.bodies) >= 2)
         assert b"id: 1\r" in h.client.bodies[0]
         assert h.client.bodies[1].startswith(b": ping")
         h.client.disconnect.set()
@@ -246,7 +238,7 @@ def test_a_disconnect_while_a_pushed_send_waits_ends_it_and_the_stream(engine: E
         await h.broker.deliver([_row(1)])
         h.client.disconnect.set()
         await asyncio.wait_for(h.task, 10)  # ends cleanly
-        await h.until(lambda: bool(h.client.cancelled))
+        await until(lambda: bool(h.client.cancelled))
         assert h.subs() == []
         assert not h.response.push(b"data: late\r\n\r\n")  # an ended stream takes no push
 
