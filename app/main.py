@@ -108,12 +108,14 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             # Measured in bench/RESULTS.md (HTTP load).
             to_thread.current_default_thread_limiter().total_tokens = settings.threadpool_size
             # What exists now (modules, compiled statements, templates) lives as long as the
-            # process: frozen, the collector stops walking it; and collecting young objects less
-            # often makes fewer pauses land in the slowest moves (p99 at 500 moves/s: 109–125 ms
-            # → 59–94 ms, bench/RESULTS.md).
+            # process: frozen, the collector stops walking it (p99 at 500 moves/s: 109–125 ms
+            # → 59–94 ms, bench/RESULTS.md). Young objects are collected every 5,000 new ones
+            # (Python's default is 700): each such pause is short (a few ms; at 50,000 they
+            # took 37–58 ms of CPU beside 1,000 event streams and set the moves' p99), and
+            # the older generations are walked rarely.
             gc.collect()
             gc.freeze()
-            gc.set_threshold(50_000, 50, 1000)
+            gc.set_threshold(5_000, 50, 1000)
             await services.broker.start()
             # Moves and their rate limits wait for the database and Redis on this loop, not in
             # a thread (issue 26): their connections are this loop's, closed as it ends.
