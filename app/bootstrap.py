@@ -165,6 +165,9 @@ def build(
     deals = Deals(sessions, key, sealer)
     arenas = Arenas(sessions, games, key, publish=broker.publish)
     games.competition_ended = arenas.game_ended  # an event's live standings: the same cycle
+    players = Players(sessions, store=move_store)
+    # Revocations and preference changes of other processes, as they commit (PostgreSQL).
+    broker.watch_players(players.changed, players.feed)
     return Services(
         settings=settings,
         engine=engine,
@@ -173,7 +176,7 @@ def build(
         sealer=sealer,
         broker=broker,
         games=games,
-        players=Players(sessions, store=move_store),
+        players=players,
         accounts=Accounts(sessions, sealer),
         solver=solver,
         rooms=rooms,

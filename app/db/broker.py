@@ -20,6 +20,12 @@ Two ways to tell the processes, behind the same interface:
 
   Both connections must reach the primary itself: LISTEN/NOTIFY does not pass a
   transaction-pooling PgBouncer (nor a read replica). docs/operating.md, "Scaling out".
+
+The same LISTEN connection hears ``ph_players``: a trigger (migration 0015) names a player
+whose session version, API token or preferences changed, and the broker tells the watchers
+(:meth:`InProcessBroker.watch_players`: the players service's caches). While it listens the
+watchers know that every change reaches them; when it drops, and again once it listens anew,
+they forget everything, since what changed meanwhile was not heard.
 """
 
 from __future__ import annotations
@@ -43,6 +49,7 @@ from app.db.models import Event
 log = logging.getLogger(__name__)
 
 CHANNEL = "ph_events"
+PLAYERS_CHANNEL = "ph_players"  # the trigger of migration 0015 notifies it
 BATCH_S = 0.003  # how long a process gathers event ids before one NOTIFY tells them all
 NOTIFY_IDS = 500  # ids per NOTIFY at most (a payload stays far below PostgreSQL's 8000 bytes)
 QUEUE_SIZE = 256  # events a subscriber may fall behind by before it is dropped
@@ -72,6 +79,8 @@ class Dropped(Exception):
 _DROPPED = EventRow(0, "", "", "")  # put on a queue in place of what it could not take
 
 
+PlayersChanged = Callable[[list[str]], None]  # these players changed: forget them
+FeedLive = Callable[[bool], None]  # every change is heard from now (True), or no longer (False)
 Push = Callable[[EventRow], bool]  # takes a row to its client at once; False: it cannot now
 Prepare = Callable[[EventRow], Awaitable[object]]  # what a push needs, made once per event
 
@@ -183,6 +192,7 @@ class InProcessBroker:
         # One paced delivery at a time (the dispatcher's and a reconnection's catch-up), so
         # that no subscriber gets a later event before an earlier one.
         self._delivering = asyncio.Lock()
+        self._player_watchers: list[tuple[PlayersChanged, FeedLive]] = []
 
     # -- life -----------------------------------------------------------------------------
 
@@ -226,6 +236,12 @@ class InProcessBroker:
     @property
     def subscribers(self) -> int:
         return sum(len(s) for s in self.rooms.values())
+
+    def watch_players(self, changed: PlayersChanged, live: FeedLive) -> None:
+        """Tells ``changed`` which players another process (or an operator) changed, and
+        ``live`` whether every such change is being heard. In one process nothing is: the
+        watcher is never told it is live, and keeps what it reads for a short time only."""
+        self._player_watchers.append((changed, live))
 
     # -- internals ------------------------------------------------------------------------
 
@@ -436,6 +452,9 @@ class PostgresBroker(InProcessBroker):
             try:
                 async with conn:
                     await conn.execute(f"LISTEN {CHANNEL}")
+                    await conn.execute(f"LISTEN {PLAYERS_CHANNEL}")
+                    # Heard from now on; what changed before (or while away) is forgotten.
+                    self._players_live(True)
                     if self._need_last_id:
                         self.last_id = await asyncio.to_thread(last_event_id, self.engine)
                         self._need_last_id = False
@@ -448,13 +467,25 @@ class PostgresBroker(InProcessBroker):
                     pending = self._pending
                     assert pending is not None
                     async for note in conn.notifies():
+                        if note.channel == PLAYERS_CHANNEL:
+                            self._players_changed([note.payload])
+                            continue
                         # On the loop: no self-pipe. A batch: "<id>,<id>,…".
                         pending.put_nowait([int(i) for i in note.payload.split(",") if i])
             except Exception as exc:  # whatever it was, listening must go on
                 log.warning("the LISTEN connection dropped (%s); reconnecting", summary(exc))
             finally:
                 self.listening.clear()
+                self._players_live(False)
             await asyncio.sleep(self.retry_s)
+
+    def _players_live(self, live: bool) -> None:
+        for _, told in self._player_watchers:
+            told(live)
+
+    def _players_changed(self, player_ids: list[str]) -> None:
+        for changed, _ in self._player_watchers:
+            changed(player_ids)
 
     async def _catch_up(self) -> None:
         if not self.rooms:

@@ -15,7 +15,7 @@ from typing import Any
 from anyio import to_thread
 from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerifyMismatchError
-from cachetools import LRUCache, TTLCache
+from cachetools import LRUCache
 from sqlalchemy import bindparam, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session, sessionmaker
@@ -186,13 +186,19 @@ class Players:
 
     # Player rows are never deleted (a deleted account keeps its row under a ghost name), so
     # a player found once stays known; remembering it saves a database round trip on every API
-    # call and every page. A token's owner is remembered for TOKEN_CACHE_SECONDS: a token that
-    # an account deletion or an operator revoked stops working everywhere within that time.
-    # A session version (and the preferences read with it) for SESSION_CACHE_SECONDS: this
-    # process's own bumps update it at once, another process's are seen within that time.
+    # call and every page. A token's owner and a session version (with the preferences read
+    # with it) are remembered too: this process's own changes update them at once. Another
+    # process's changes (a sign-out on another worker, ``python -m app.cli player revoke``)
+    # reach this one as they commit, through the database's notifications (app/db/broker.py,
+    # migration 0015), while the broker listens: then what was read is kept FED_SECONDS, so
+    # that a board move at a human pace needs no session read (issue 26). Whenever nothing
+    # tells this process of such changes (SQLite, or the LISTEN connection down), it keeps a
+    # session version SESSION_CACHE_SECONDS and a token's owner TOKEN_CACHE_SECONDS, as
+    # before, and it forgets everything when the notifications stop and when they start.
     CACHE_LIMIT = 100_000
     SESSION_CACHE_SECONDS = 2.0
     TOKEN_CACHE_SECONDS = 30.0
+    FED_SECONDS = 600.0
 
     def __init__(
         self,
@@ -202,16 +208,39 @@ class Players:
     ) -> None:
         self.sessions = sessions
         self.store = store  # its connections of the event loop, for session_version_async
+        self.clock = clock
         # Request threads share these: cachetools' caches are not thread-safe on their own.
         self._lock = threading.Lock()
-        self._token_owner: TTLCache[str, str] = TTLCache(
-            self.CACHE_LIMIT, self.TOKEN_CACHE_SECONDS, timer=clock
-        )
+        # digest -> (owner, when read); player -> (session version, when read)
+        self._token_owner: LRUCache[str, tuple[str, float]] = LRUCache(self.CACHE_LIMIT)
         self._known: LRUCache[str, bool] = LRUCache(self.CACHE_LIMIT)
-        self._session_versions: TTLCache[str, int] = TTLCache(
-            self.CACHE_LIMIT, self.SESSION_CACHE_SECONDS, timer=clock
-        )
+        self._session_versions: LRUCache[str, tuple[int, float]] = LRUCache(self.CACHE_LIMIT)
         self._prefs: LRUCache[str, str | None] = LRUCache(self.CACHE_LIMIT)
+        self._fed = False  # every other process's change is heard (the broker listens)
+        # Bumped by every forgetting: a read that began before one is not remembered, as it
+        # may hold what was just forgotten.
+        self._epoch = 0
+
+    # -- what other processes changed (app/db/broker.py, PostgresBroker) --------------------
+
+    def changed(self, player_ids: list[str]) -> None:
+        """Another process (or this one) changed these players' sessions, token or
+        preferences: read them again."""
+        for player_id in player_ids:
+            self.forget(player_id)
+
+    def feed(self, live: bool) -> None:
+        """Whether every change is heard from now on. Either way what was read before is
+        forgotten: changes made while nobody listened were not heard."""
+        with self._lock:
+            self._fed = live
+            self._epoch += 1
+            self._token_owner.clear()
+            self._session_versions.clear()
+            self._prefs.clear()
+
+    def _fresh(self, read_at: float, short: float) -> bool:
+        return self.clock() - read_at < (self.FED_SECONDS if self._fed else short)
 
     def create_anonymous(self) -> Player:
         with self.sessions.begin() as db:
@@ -224,16 +253,20 @@ class Players:
             return player, token
 
     def cached_session_version(self, player_id: str) -> int | None:
-        """The session version read less than ``SESSION_CACHE_SECONDS`` ago, if any."""
+        """The session version as remembered (see the class's comment), if it still is."""
         with self._lock:
-            return self._session_versions.get(player_id)
+            found = self._session_versions.get(player_id)
+            if found is None or not self._fresh(found[1], self.SESSION_CACHE_SECONDS):
+                return None
+            return found[0]
 
     def session_version(self, player_id: str) -> int | None:
         """The player's current session version; None when there is no such player. The
         player's preferences are read in the same query (``cached_prefs``)."""
+        epoch = self._epoch
         with self.sessions() as db:
             row = db.execute(_SESSION_VERSION, {"player_id": player_id}).first()
-        return self._session_row(player_id, row)
+        return self._session_row(player_id, row, epoch)
 
     async def session_version_async(self, player_id: str) -> int | None:
         """:meth:`session_version`, awaited on the event loop: on the loop's connections of
@@ -242,20 +275,24 @@ class Players:
         inline = None if self.store is None else self.store.inline_here()
         if inline is None:
             return await to_thread.run_sync(self.session_version, player_id)
+        epoch = self._epoch
         row = await inline.read(_SESSION_VERSION, {"player_id": player_id})
-        return self._session_row(player_id, row)
+        return self._session_row(player_id, row, epoch)
 
-    def _session_row(self, player_id: str, row: Any) -> int | None:
+    def _session_row(self, player_id: str, row: Any, epoch: int) -> int | None:
         if row is None:
             return None
+        version = int(row.session_version)
         with self._lock:
-            self._prefs[player_id] = row.prefs
-        self._remember_version(player_id, int(row.session_version))
-        return int(row.session_version)
+            if self._epoch == epoch:  # nothing was forgotten while it was read
+                self._prefs[player_id] = row.prefs
+                self._session_versions[player_id] = (version, self.clock())
+        return version
 
     def _remember_version(self, player_id: str, version: int) -> None:
+        """This process's own change, committed: remembered as it is now."""
         with self._lock:
-            self._session_versions[player_id] = version
+            self._session_versions[player_id] = (version, self.clock())
 
     def cached_prefs(self, player_id: str) -> str | None:
         """The preferences stored on the account as last read with its session version (None:
@@ -281,15 +318,20 @@ class Players:
 
     def cached_token_owner(self, token: str) -> str | None:
         with self._lock:
-            return self._token_owner.get(hash_token(token))
+            found = self._token_owner.get(hash_token(token))
+            if found is None or not self._fresh(found[1], self.TOKEN_CACHE_SECONDS):
+                return None
+            return found[0]
 
     def forget(self, player_id: str) -> None:
-        """Drops what this process remembers of the player's token and sessions (at once here;
-        other processes within TOKEN_CACHE_SECONDS and SESSION_CACHE_SECONDS)."""
+        """Drops what this process remembers of the player's token, sessions and preferences
+        (other processes hear of the change from the database: see the class's comment)."""
         with self._lock:
-            for digest in [d for d, owner in self._token_owner.items() if owner == player_id]:
+            self._epoch += 1
+            for digest in [d for d, (owner, _) in self._token_owner.items() if owner == player_id]:
                 del self._token_owner[digest]
             self._session_versions.pop(player_id, None)
+            self._prefs.pop(player_id, None)
 
     def exists(self, player_id: str) -> bool:
         with self._lock:
@@ -311,9 +353,10 @@ class Players:
         owner = self.cached_token_owner(token)
         if owner is not None:
             return owner
+        epoch = self._epoch
         with self.sessions() as db:
             owner = db.scalar(_TOKEN_OWNER, {"digest": digest})
-        return self._remember_owner(digest, owner)
+        return self._remember_owner(digest, owner, epoch)
 
     async def id_for_token_async(self, token: str) -> str | None:
         """:meth:`id_for_token`, awaited on the event loop: on the loop's connections of the
@@ -329,13 +372,15 @@ class Players:
         if owner is not None:
             return owner
         digest = hash_token(token)
+        epoch = self._epoch
         row = await inline.read(_TOKEN_OWNER, {"digest": digest})
-        return self._remember_owner(digest, None if row is None else row[0])
+        return self._remember_owner(digest, None if row is None else row[0], epoch)
 
-    def _remember_owner(self, digest: str, owner: str | None) -> str | None:
+    def _remember_owner(self, digest: str, owner: str | None, epoch: int) -> str | None:
         if owner is not None:
             with self._lock:
-                self._token_owner[digest] = owner
+                if self._epoch == epoch:  # nothing was forgotten while it was read
+                    self._token_owner[digest] = (owner, self.clock())
         return owner
 
     def rename(self, player_id: str, name: str) -> Player:

@@ -2,9 +2,10 @@
 
 They are ``async``: FastAPI runs a plain ``def`` dependency in its thread pool, one hop per
 dependency per request, while these only read app state or an in-memory cache. The browser's
-session check reads the database every ``SESSION_CACHE_SECONDS`` per player, awaited on the
-event loop where the move store has connections of it (issue 26); the rarer look-ups (a new
-token, a new player) go to the thread pool explicitly.
+session check reads the database when the players service no longer remembers the session's
+version (app/services/players.py: minutes while the database's notifications of changes are
+heard, else seconds), awaited on the event loop where the move store has connections of it
+(issue 26); the rarer look-ups (a new token, a new player) go to the thread pool explicitly.
 """
 
 from __future__ import annotations

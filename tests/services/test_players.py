@@ -85,3 +85,78 @@ def test_preferences_saved_here_are_read_back_without_the_database(players: Play
     assert players.cached_prefs(player.id) is None
     players.save_prefs(player.id, "theme=dark")
     assert players.cached_prefs(player.id) == "theme=dark"
+
+
+def test_while_every_change_is_heard_what_was_read_is_kept_for_minutes(
+    players: Players, clock: Clock
+) -> None:
+    """The broker listens (``feed(True)``): the short lifetimes no longer apply, FED_SECONDS
+    does."""
+    player, token = players.create_api_player("fern")
+    players.feed(True)
+    players.id_for_token(token)
+    version = players.session_version(player.id)
+    clock.now += max(Players.TOKEN_CACHE_SECONDS, Players.SESSION_CACHE_SECONDS) + 0.1
+    assert players.cached_token_owner(token) == player.id
+    assert players.cached_session_version(player.id) == version
+    clock.now += Players.FED_SECONDS
+    assert players.cached_token_owner(token) is None
+    assert players.cached_session_version(player.id) is None
+
+
+def test_a_change_heard_forgets_that_player_only(players: Players) -> None:
+    player, token = players.create_api_player("gail")
+    other, other_token = players.create_api_player("hugh")
+    players.feed(True)
+    for who, their_token in ((player, token), (other, other_token)):
+        players.id_for_token(their_token)
+        players.session_version(who.id)
+    players.save_prefs(player.id, "dark")
+    players.changed([player.id])
+    assert players.cached_token_owner(token) is None
+    assert players.cached_session_version(player.id) is None
+    assert players.cached_prefs(player.id) is None
+    assert players.cached_token_owner(other_token) == other.id
+    assert players.cached_session_version(other.id) is not None
+
+
+def test_when_the_changes_stop_or_start_being_heard_everything_is_forgotten(
+    players: Players, clock: Clock
+) -> None:
+    player, token = players.create_api_player("ida")
+    players.feed(True)
+    players.id_for_token(token)
+    players.session_version(player.id)
+    players.feed(False)  # the LISTEN connection dropped: changes made from now are not heard
+    assert players.cached_token_owner(token) is None
+    assert players.cached_session_version(player.id) is None
+    players.session_version(player.id)
+    clock.now += Players.SESSION_CACHE_SECONDS + 0.1  # the short lifetime again
+    assert players.cached_session_version(player.id) is None
+    players.session_version(player.id)
+    players.feed(True)  # listening again: what changed while away was not heard
+    assert players.cached_session_version(player.id) is None
+
+
+class _ForgetsDuringTheRead:
+    """The players' sessions, with a change heard while each read is under way."""
+
+    def __init__(self, players: Players, player_id: str) -> None:
+        self.players = players
+        self.player_id = player_id
+        self.real = players.sessions
+
+    def __call__(self) -> object:
+        self.players.changed([self.player_id])
+        return self.real()
+
+
+def test_a_read_under_way_when_a_change_is_heard_is_not_remembered(players: Players) -> None:
+    """It may hold what the change replaced: the next request reads again."""
+    player, token = players.create_api_player("jon")
+    players.feed(True)
+    players.sessions = _ForgetsDuringTheRead(players, player.id)  # type: ignore[assignment]
+    assert players.session_version(player.id) == player.session_version
+    assert players.id_for_token(token) == player.id
+    assert players.cached_session_version(player.id) is None
+    assert players.cached_token_owner(token) is None
