@@ -454,7 +454,10 @@ class PostgresBroker(InProcessBroker):
                     await conn.execute(f"LISTEN {CHANNEL}")
                     await conn.execute(f"LISTEN {PLAYERS_CHANNEL}")
                     # Heard from now on; what changed before (or while away) is forgotten.
-                    self._players_live(True)
+                    # Only if the trigger that tells is there (a database not yet migrated
+                    # to 0015 announces nothing: the watchers keep their short lifetimes).
+                    if await _announces_players(conn):
+                        self._players_live(True)
                     if self._need_last_id:
                         self.last_id = await asyncio.to_thread(last_event_id, self.engine)
                         self._need_last_id = False
@@ -492,6 +495,19 @@ class PostgresBroker(InProcessBroker):
             return
         rows = await asyncio.to_thread(read_events_after, self.engine, self.last_id)
         await self.deliver(rows)
+
+
+async def _announces_players(conn: psycopg.AsyncConnection[Any]) -> bool:
+    cursor = await conn.execute(
+        "SELECT 1 FROM pg_trigger WHERE tgname = 'ph_player_changed' AND NOT tgisinternal"
+    )
+    if await cursor.fetchone() is not None:
+        return True
+    log.warning(
+        "no trigger announces player changes (migration 0015 not run): sessions and tokens "
+        "are read again every few seconds, and revocations take that long to reach every worker"
+    )
+    return False
 
 
 def make_broker(engine: Engine) -> InProcessBroker:

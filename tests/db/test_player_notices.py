@@ -126,7 +126,8 @@ def test_a_process_that_stops_hearing_forgets_everything_until_it_hears_again(
             _execute(
                 engine,
                 "SELECT pg_terminate_backend(pid) FROM pg_stat_activity"
-                " WHERE datname = current_database() AND query = 'LISTEN ph_players'",
+                " WHERE datname = current_database() AND query LIKE '%FROM pg_trigger%'"
+                " AND pid <> pg_backend_pid()",
             )
             await wait_until_async(lambda: watcher.live[1:2] == [False], "the drop noticed")
             assert watcher.players.cached_session_version(player.id) is None
@@ -148,3 +149,28 @@ def test_a_process_that_stops_hearing_forgets_everything_until_it_hears_again(
         assert watcher.live[-1] is False  # stopped: nothing is heard any more
 
     run(scenario())
+
+
+def test_without_the_trigger_a_process_keeps_the_short_lifetimes(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """A database not yet migrated to 0015 announces nothing: the broker must not tell the
+    watchers that every change is heard."""
+    url = fresh_postgres_database(f"ph_players_0014_{os.environ.get('PYTEST_XDIST_WORKER', 'm')}")
+    migrate(url, "0014")
+    engine = create_engine(url)
+
+    async def scenario() -> None:
+        watcher = Process(engine)
+        try:
+            await watcher.broker.start()
+            await wait_until_async(watcher.broker.listening.is_set, "listening")
+            assert watcher.live == []
+        finally:
+            await watcher.broker.stop()
+
+    try:
+        run(scenario())
+    finally:
+        engine.dispose()
+    assert "migration 0015 not run" in caplog.text
