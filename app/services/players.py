@@ -181,6 +181,37 @@ def sign_in(db: Session, name: str, password: str) -> Player:
     return player
 
 
+class TokenOwners(LRUCache[str, tuple[str, float]]):
+    """Token digest -> (owner, when read), with the digests of each owner at hand: every
+    process forgets a player on each change it hears of, which a search of up to
+    ``maxsize`` entries would make slow."""
+
+    def __init__(self, maxsize: int) -> None:
+        super().__init__(maxsize)
+        self.of: dict[str, set[str]] = {}
+
+    def __setitem__(self, digest: str, value: tuple[str, float]) -> None:
+        super().__setitem__(digest, value)
+        self.of.setdefault(value[0], set()).add(digest)
+
+    def __delitem__(self, digest: str) -> None:
+        owner = self[digest][0]
+        super().__delitem__(digest)
+        digests = self.of.get(owner)
+        if digests is not None:
+            digests.discard(digest)
+            if not digests:
+                del self.of[owner]
+
+    def clear(self) -> None:
+        super().clear()
+        self.of.clear()
+
+    def forget_owner(self, owner: str) -> None:
+        for digest in list(self.of.get(owner, ())):
+            del self[digest]
+
+
 class Players:
     """The player use cases, each in its own transaction."""
 
@@ -212,7 +243,7 @@ class Players:
         # Request threads share these: cachetools' caches are not thread-safe on their own.
         self._lock = threading.Lock()
         # digest -> (owner, when read); player -> (session version, when read)
-        self._token_owner: LRUCache[str, tuple[str, float]] = LRUCache(self.CACHE_LIMIT)
+        self._token_owner = TokenOwners(self.CACHE_LIMIT)
         self._known: LRUCache[str, bool] = LRUCache(self.CACHE_LIMIT)
         self._session_versions: LRUCache[str, tuple[int, float]] = LRUCache(self.CACHE_LIMIT)
         self._prefs: LRUCache[str, str | None] = LRUCache(self.CACHE_LIMIT)
@@ -328,8 +359,7 @@ class Players:
         (other processes hear of the change from the database: see the class's comment)."""
         with self._lock:
             self._epoch += 1
-            for digest in [d for d, (owner, _) in self._token_owner.items() if owner == player_id]:
-                del self._token_owner[digest]
+            self._token_owner.forget_owner(player_id)
             self._session_versions.pop(player_id, None)
             self._prefs.pop(player_id, None)
 

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from app.db.session import make_engine, make_sessionmaker
-from app.services.players import Players
+from app.services.players import Players, TokenOwners
 from tests.databases import migrate, sqlite_url
 
 
@@ -160,3 +160,19 @@ def test_a_read_under_way_when_a_change_is_heard_is_not_remembered(players: Play
     assert players.id_for_token(token) == player.id
     assert players.cached_session_version(player.id) is None
     assert players.cached_token_owner(token) is None
+
+
+def test_the_token_cache_knows_each_owners_digests_through_evictions_and_clearing() -> None:
+    """Forgetting a player looks up their digests, never searches the whole cache: the index
+    must follow every way an entry goes."""
+    tokens = TokenOwners(2)
+    tokens["a"] = ("pat", 1.0)
+    tokens["b"] = ("pat", 2.0)
+    tokens["c"] = ("quinn", 3.0)  # the least recently used ("a") goes
+    assert dict(tokens) == {"b": ("pat", 2.0), "c": ("quinn", 3.0)}
+    assert tokens.of == {"pat": {"b"}, "quinn": {"c"}}
+    tokens.forget_owner("pat")
+    assert dict(tokens) == {"c": ("quinn", 3.0)} and tokens.of == {"quinn": {"c"}}
+    tokens.forget_owner("nobody")
+    tokens.clear()
+    assert not tokens and tokens.of == {}
