@@ -8,6 +8,7 @@ import os
 import re
 import secrets
 import threading
+import time
 import uuid
 from collections.abc import Iterator
 from types import SimpleNamespace
@@ -15,7 +16,6 @@ from typing import Any
 from urllib.parse import quote
 
 import pytest
-from cachetools import TTLCache
 from fastapi import FastAPI
 from fastapi.routing import APIRoute
 from fastapi.testclient import TestClient
@@ -277,7 +277,9 @@ def test_a_revocation_by_another_process_is_seen_within_the_cache_time(
         row = db.get(Player, player_id)
         assert row is not None
         row.session_version += 1
-    monkeypatch.setattr(app.state.services.players, "_session_versions", TTLCache(1, 0))
+    players = app.state.services.players
+    later = time.monotonic() + players.SESSION_CACHE_SECONDS + 1
+    monkeypatch.setattr(players, "clock", lambda: later)
     assert account_name(client) is None
 
 

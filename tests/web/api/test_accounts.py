@@ -7,8 +7,9 @@ from __future__ import annotations
 
 import json
 import re
+import time
 
-from cachetools import TTLCache
+import pytest
 from fastapi import FastAPI
 from fastapi.testclient import TestClient
 from sqlalchemy import select
@@ -135,7 +136,9 @@ def test_deleting_in_the_browser_needs_the_csrf_token_and_a_confirmation(
     csrf(client, fresh=True)
 
 
-def test_operator_tools(app: FastAPI, api: TestClient, settings: Settings) -> None:
+def test_operator_tools(
+    app: FastAPI, api: TestClient, settings: Settings, monkeypatch: pytest.MonkeyPatch
+) -> None:
     me = api.player  # type: ignore[attr-defined]
     name, new = me["name"], "Renamed" + me["id"][:6].replace("-", "x").replace("_", "y")
     assert cli(["player", "rename", name, new], settings=settings) == 0
@@ -148,8 +151,11 @@ def test_operator_tools(app: FastAPI, api: TestClient, settings: Settings) -> No
     assert cli(["player", "ban", new, "--undo"], settings=settings) == 0
     assert api.post("/api/games", json={"game": "corners"}).status_code == 201
 
-    # Another process revokes; this one sees it once its cached token owner expires (now).
-    app.state.services.players._token_owner = TTLCache(1, 0)
+    # Another process revokes; this one (SQLite: no notifications) sees it once its cached
+    # token owner is too old: its clock moved on by that time.
+    players = app.state.services.players
+    later = time.monotonic() + players.TOKEN_CACHE_SECONDS + 1
+    monkeypatch.setattr(players, "clock", lambda: later)
     assert cli(["player", "revoke", new], settings=settings) == 0
     assert api.get("/api/me/export").status_code == 401
     assert cli(["player", "delete", new], settings=settings) == 0
