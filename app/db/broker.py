@@ -50,6 +50,8 @@ log = logging.getLogger(__name__)
 
 CHANNEL = "ph_events"
 PLAYERS_CHANNEL = "ph_players"  # the trigger of migration 0015 notifies it
+# The LISTEN connections' name in pg_stat_activity: an operator (or a test) finds them by it.
+LISTENER_NAME = "patience-hall-listen"
 BATCH_S = 0.003  # how long a process gathers event ids before one NOTIFY tells them all
 NOTIFY_IDS = 500  # ids per NOTIFY at most (a payload stays far below PostgreSQL's 8000 bytes)
 QUEUE_SIZE = 256  # events a subscriber may fall behind by before it is dropped
@@ -445,7 +447,9 @@ class PostgresBroker(InProcessBroker):
         first = True
         while True:
             try:
-                conn = await psycopg.AsyncConnection.connect(self.dsn, autocommit=True)
+                conn = await psycopg.AsyncConnection.connect(
+                    self.dsn, autocommit=True, application_name=LISTENER_NAME
+                )
             except psycopg.OperationalError:
                 await asyncio.sleep(self.retry_s)
                 continue

@@ -15,7 +15,7 @@ from collections.abc import Iterator
 import pytest
 from sqlalchemy import Engine, create_engine, text
 
-from app.db.broker import PostgresBroker
+from app.db.broker import LISTENER_NAME, PostgresBroker
 from app.db.session import make_sessionmaker
 from app.services.players import Players
 from tests.aio import run
@@ -126,8 +126,8 @@ def test_a_process_that_stops_hearing_forgets_everything_until_it_hears_again(
             _execute(
                 engine,
                 "SELECT pg_terminate_backend(pid) FROM pg_stat_activity"
-                " WHERE datname = current_database() AND query LIKE '%FROM pg_trigger%'"
-                " AND pid <> pg_backend_pid()",
+                " WHERE datname = current_database() AND application_name = :name",
+                name=LISTENER_NAME,
             )
             await wait_until_async(lambda: watcher.live[1:2] == [False], "the drop noticed")
             assert watcher.players.cached_session_version(player.id) is None

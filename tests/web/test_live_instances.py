@@ -16,12 +16,13 @@ from pathlib import Path
 import pytest
 from sqlalchemy import create_engine, text
 
+from app.db.broker import LISTENER_NAME
 from tests.databases import fresh_postgres_database, migrate
 from tests.web.live_support import Api, SSEReader, uvicorn_server
 
 LISTENERS = (
     "SELECT pid FROM pg_stat_activity WHERE datname = current_database() "
-    "AND query = 'LISTEN ph_events'"
+    f"AND application_name = '{LISTENER_NAME}'"
 )
 
 
