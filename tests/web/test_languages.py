@@ -53,7 +53,13 @@ def visible_text(html: str) -> str:
 
 
 def _words(text: str) -> set[str]:
-    return {w.lower() for w in re.findall(r"[A-Za-zÀ-ÿ]{3,}", re.sub(r"%\(\w+\)s", " ", text))}
+    """The words of three letters or more that stand alone: not the letters inside a name or an
+    id that has digits or underscores (a test's player ``Sec_b2ace562eb`` on the home page is
+    not the English word "ace")."""
+    return {
+        w.lower()
+        for w in re.findall(r"(?<!\w)[A-Za-zÀ-ÿ]{3,}(?!\w)", re.sub(r"%\(\w+\)s", " ", text))
+    }
 
 
 @cache

@@ -18,6 +18,7 @@ from app.cli import main as cli
 from app.config import Settings
 from app.db.models import Event, Game, Player
 from app.services.accounts import exported_deal
+from tests.waiting import wait_until
 from tests.web.support import browser_post, csrf, new_game, new_player
 
 GHOST = re.compile(r"deleted-[0-9a-f]{8}")
@@ -151,12 +152,15 @@ def test_operator_tools(
     assert cli(["player", "ban", new, "--undo"], settings=settings) == 0
     assert api.post("/api/games", json={"game": "corners"}).status_code == 201
 
-    # Another process revokes; this one (SQLite: no notifications) sees it once its cached
+    # Another process revokes. On PostgreSQL this one hears of it as it commits (NOTIFY
+    # ph_players, as it reaches the app's event loop); on SQLite it sees it once its cached
     # token owner is too old: its clock moved on by that time.
     players = app.state.services.players
     later = time.monotonic() + players.TOKEN_CACHE_SECONDS + 1
     monkeypatch.setattr(players, "clock", lambda: later)
     assert cli(["player", "revoke", new], settings=settings) == 0
+    token = api.headers["Authorization"].removeprefix("Bearer ")
+    wait_until(lambda: players.cached_token_owner(token) is None, "the revocation heard")
     assert api.get("/api/me/export").status_code == 401
     assert cli(["player", "delete", new], settings=settings) == 0
     assert GHOST.fullmatch(_me(app, me["id"]).name)
