@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from jinja2.utils import htmlsafe_json_dumps
-from markupsafe import Markup
+from markupsafe import Markup, escape
 
 from app.engine import Card, Fan, Move, PileKind, Ruleset
 from app.services.game_views import GameView
@@ -58,6 +58,9 @@ def card_html(code: str | None, lang: str) -> Markup:
     return html
 
 
+_OOB = ' hx-swap-oob="true"'
+
+
 @dataclass(frozen=True, slots=True)
 class PileView:
     id: str
@@ -66,6 +69,18 @@ class PileView:
     label: str  # the pile's accessible name, e.g. "Foundation f1 ♣, 5 cards"
     cards: Markup  # what is drawn (card_html): every card if fanned, else the top card only
     count: int  # how many cards the pile holds
+
+    def html(self, oob: bool = False) -> Markup:
+        """The pile as drawn on every board, replay and fragment; ``oob`` for an out-of-band
+        swap. What it holds was decided by ``pile_views`` (a face-down card is a back and
+        nothing else). Made here like each card, not by a template macro: a board move sends
+        two or three piles, and a macro call cost more than the markup (bench/RESULTS.md)."""
+        return Markup(
+            f'<ol id="pile-{escape(self.id)}" class="pile {escape(self.kind)}'
+            f'{" fanned" if self.fanned else ""}" data-count="{self.count:d}" '
+            f'aria-label="{escape(self.label)}" tabindex="0"'
+            f"{_OOB if oob else ''}>{self.cards}</ol>"
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -210,14 +225,14 @@ def duration_words(seconds: int) -> str:
 # clock it runs between two answers reads as the server's (h, m: a number; mm, ss: two digits).
 CLOCK_FORMATS = ("m:ss", "h:mm:ss")
 _CLOCK_FIELD = re.compile(r"h|mm|m|ss")
+# The same patterns as format strings, made once (the clock is written with every board move).
+_CLOCK_FACES = tuple(_CLOCK_FIELD.sub(lambda m: "{" + m.group() + "}", f) for f in CLOCK_FORMATS)
 
 
 def clock_text(seconds: int) -> str:
     hours, rest = divmod(seconds, 3600)
     minutes, secs = divmod(rest, 60)
-    fields = {"h": str(hours), "m": str(minutes), "mm": f"{minutes:02d}", "ss": f"{secs:02d}"}
-    pattern = CLOCK_FORMATS[hours > 0]
-    return _CLOCK_FIELD.sub(lambda m: fields[m.group()], pattern)
+    return _CLOCK_FACES[hours > 0].format(h=hours, m=minutes, mm=f"{minutes:02d}", ss=f"{secs:02d}")
 
 
 def moves_data(view: GameView, traps: Sequence[Move] = ()) -> Markup:
@@ -255,7 +270,8 @@ def status_context(
     compare: list[str] | None = None,
     watching: bool = False,
 ) -> dict[str, Any]:
-    """What the status bar and the end-of-game panel show. ``owner``: the viewer is the game's
+    """What the status bar and the end-of-game panel show (components/status.html), and no
+    more: the bar is rendered again with every board move. ``owner``: the viewer is the game's
     player (someone else, a spectator say, is not offered to play "this deal again").
     ``watching``: the viewer watches someone else's game on its own page, which asks for the
     board every few seconds while the game is in play."""
@@ -315,8 +331,6 @@ def status_context(
         "deal": view.deal_number,
         "status": g.status,
         "version": g.version,
-        "moves": g.moves,
-        "undos": g.undos,
         "can_undo": g.can_undo and not view.finished,
         # Why Undo is greyed, for the player who presses it anyway.
         "undo_why": (
@@ -329,27 +343,15 @@ def status_context(
                 "seen cannot be unseen."
             )
         ),
-        "on_foundations": rules.on_foundations(state),
-        "cards": rules.cards,
-        "redeals_left": redeals,
-        "base_rank": base,
-        "legal_moves": [str(m) for m in view.legal_moves],
         "moves_data": moves_data(view, traps),
         "stuck": stuck,
         "can_finish": bool(finish),
         "facts": facts,
         "elapsed": elapsed,
-        # The client's clock goes on from the active time at the last action, for at most the
-        # idle cap: the same count the server keeps.
-        "active": g.active_ms // 1000,
-        "idle": view.idle_ms() // 1000,
-        "cap": view.idle_cap_ms // 1000,
         # Where the running clock stops: the active time at the last action plus the idle cap.
         "clock_until": (g.active_ms + view.idle_cap_ms) // 1000,
-        "cap_text": duration_words(view.idle_cap_ms // 1000),
         "elapsed_text": clock_text(elapsed),
         "running": g.first_move_at is not None and not view.finished,
-        "finished": view.finished,
         "summary": summary,
         "owner": owner,
         "share_path": None if view.number_hidden else f"/deal/{rules.slug}/{g.deal}",

@@ -127,7 +127,10 @@ def board(request: Request, game_id: str, viewer: ViewerDep, games: GamesDep) ->
             "runs": view.rules.runs_move,
             "has_stock": "stock" in view.rules.layout.index,
             # Without JavaScript the legal moves are offered as buttons (they reveal nothing).
-            "nojs_moves": _moves_in_words(view, status["legal_moves"]),
+            "nojs_moves": _moves_in_words(view, [str(m) for m in view.legal_moves]),
+            # The guide's words on the clock's idle cap (the status bar, sent with every move,
+            # leaves them out).
+            "cap_text": duration_words(view.idle_cap_ms // 1000),
         },
     )
     # Back (or a restored tab) must show the board as it is now, not as it was first loaded.

@@ -19,7 +19,7 @@ from fastapi.testclient import TestClient
 from app.engine import GAMES, Move, State, get_ruleset
 from app.engine.cards import face
 from app.web import i18n
-from app.web.pages.board import game_over_text
+from app.web.pages.board import CLOCK_FORMATS, clock_text, game_over_text
 from app.web.pages.templating import templates
 from tests.web.support import GAME_SLUGS, new_game, post
 
@@ -596,3 +596,15 @@ def test_the_status_says_what_the_deal_button_does(client: TestClient) -> None:
     # "deal" now turns the waste over: the stock is full again and deals once more.
     redealt = post(client, f"/games/{game_id}/moves", {"move": "deal", "version": str(version + 1)})
     assert redealt.status_code == 200 and _deal_move(redealt.text) == ["stock", "waste", 1]
+
+
+@pytest.mark.parametrize(
+    ("seconds", "shown"),
+    [(0, "0:00"), (59, "0:59"), (61, "1:01"), (3599, "59:59"), (3600, "1:00:00"), (3725, "1:02:05"),
+     (36000 + 61, "10:01:01")],
+)  # fmt: skip
+def test_the_clock_reads_as_the_page_reads_its_formats(seconds: int, shown: str) -> None:
+    """The server's clock face and the one board.js runs between answers come from the same
+    patterns (CLOCK_FORMATS: m:ss under an hour, h:mm:ss from an hour)."""
+    assert clock_text(seconds) == shown
+    assert CLOCK_FORMATS == ("m:ss", "h:mm:ss")

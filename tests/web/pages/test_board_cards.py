@@ -1,5 +1,6 @@
 """A card as the board draws it (``card_html``): made once per card and language, in the
-language asked for whatever the request speaks, and drawn as the template drew it."""
+language asked for whatever the request speaks, and drawn as the template drew it; and a pile
+(``PileView.html``), drawn as the template's macro drew it."""
 
 from __future__ import annotations
 
@@ -7,12 +8,13 @@ import re
 from html import unescape
 
 import pytest
+from markupsafe import Markup
 
 from app.engine import Card
 from app.engine.cards import RANKS, SUITS
 from app.web import i18n
 from app.web.pages import board
-from app.web.pages.board import card_html
+from app.web.pages.board import PileView, card_html
 from app.web.pages.templating import templates
 from app.web.words import card_name, rank_index
 
@@ -76,3 +78,24 @@ def test_the_language_asked_for_wins_over_the_one_spoken(speaking: str) -> None:
         spanish = card_html("KH", "es")
     assert spanish == '<li class="h" aria-label="rey de corazones">R</li>'
     assert card_html("KH", "es") is spanish  # made once
+
+
+# The pile as the template's macro drew it, before it was made in Python: the reference.
+TEMPLATE_PILE = templates.env.from_string(
+    '<ol id="pile-{{ p.id }}" class="pile {{ p.kind }}{{ \' fanned\' if p.fanned }}" '
+    'data-count="{{ p.count }}" aria-label="{{ p.label }}" tabindex="0"'
+    "{{ ' hx-swap-oob=\"true\"'|safe if oob }}>{{- p.cards -}}</ol>"
+)
+
+
+@pytest.mark.parametrize("oob", [False, True])
+@pytest.mark.parametrize("fanned", [False, True])
+@pytest.mark.parametrize("label", ["Pile t1, 3 cards", 'Pile "t1" <b>&', "Stapel t1 ♣, 1 Karte"])
+def test_a_pile_is_drawn_as_the_template_drew_it(oob: bool, fanned: bool, label: str) -> None:
+    cards = Markup("".join(card_html(c, "en") for c in ("AS", None, "TH")))
+    for shown in (cards, Markup("")):
+        pile = PileView("t1", "tableau", fanned, label, shown, 3)
+        drawn = pile.html(oob=oob) if oob else pile.html()
+        assert drawn == TEMPLATE_PILE.render(p=pile, oob=oob)
+        assert isinstance(drawn, Markup)  # markup: a template does not escape it again
+    assert "<b>" not in PileView("t1", "tableau", fanned, label, cards, 3).html()
