@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from collections.abc import MutableMapping
 from dataclasses import dataclass
 from typing import Any
@@ -54,10 +55,15 @@ _DICT_ATTRIBUTES = frozenset(dir(dict))
 
 
 # As Starlette's Jinja2Templates(directory=…) makes its environment, with the class above.
+# The templates are part of the release: a process never reloads them, so Jinja2 need not look
+# at their files' times on every render, include and import (four a board move), and keeps
+# them in a plain dict rather than a locked LRU (the set of templates is fixed and small).
 templates = Jinja2Templates(
     env=FlatGlobals(
         loader=jinja2.FileSystemLoader(PROJECT_DIR / "templates"),
         autoescape=jinja2.select_autoescape(),
+        auto_reload=False,
+        cache_size=-1,
     )
 )
 # layout_css(rules): the table grid of a game, for every page that draws a board.
@@ -126,8 +132,7 @@ class Prefs:
 
     @classmethod
     def parse(cls, raw: str | None) -> Prefs:
-        known = PREF_FLAGS.keys() | GUIDE_FLAGS | LANG_FLAGS
-        return cls(frozenset(f for f in (raw or "").split(".") if f in known))
+        return _parsed_prefs(raw or "")
 
     @property
     def auto(self) -> bool:
@@ -155,6 +160,17 @@ class Prefs:
 
     def cookie(self) -> str:
         return ".".join(sorted(self.flags))
+
+
+_KNOWN_FLAGS = PREF_FLAGS.keys() | GUIDE_FLAGS | LANG_FLAGS
+
+
+@functools.lru_cache(maxsize=1024)
+def _parsed_prefs(raw: str) -> Prefs:
+    """A cookie's preferences, parsed once per distinct value: a board move reads them twice,
+    and a browser sends the same value with every request. Bounded, since the value is the
+    client's to choose."""
+    return Prefs(frozenset(f for f in raw.split(".") if f in _KNOWN_FLAGS))
 
 
 def prefs_of(request: Request) -> Prefs:

@@ -83,3 +83,25 @@ def test_a_templates_attribute_reads_are_jinja2s_own(obj: Any, attribute: str) -
         assert ours == jinja2s
     page = templates.env.from_string("{{ o.version }}|{{ o.items is callable }}|{{ o.nope }}")
     assert page.render(o={"version": 3, "items": "no"}) == "3|True|"
+
+
+def test_a_cookies_preferences_are_parsed_once() -> None:
+    raw = "four.sound.lang-es"
+    assert Prefs.parse(raw) is Prefs.parse(raw)
+    assert Prefs.parse(raw) == Prefs(frozenset({"four", "sound", "lang-es"}))
+
+
+def test_a_template_once_loaded_is_not_looked_at_again(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The templates ship with the release: rendering never stats their files (a board move
+    renders four)."""
+    names = ("components/move_response.html", "components/status.html")
+    for name in names:
+        templates.env.get_template(name)
+
+    def no_stat(path: Any) -> float:
+        raise AssertionError(f"looked at {path}")
+
+    monkeypatch.setattr("os.path.getmtime", no_stat)
+    for _ in range(2):
+        for name in names:
+            templates.env.get_template(name)
