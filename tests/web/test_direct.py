@@ -20,13 +20,25 @@ import pytest
 from fastapi import FastAPI
 from fastapi.routing import APIRoute
 from fastapi.testclient import TestClient
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from sqlalchemy import func, select
 from starlette.datastructures import FormData
 from starlette.requests import Request
 from starlette.responses import Response
 
 from app.db.models import Player
-from app.web.direct import Binder, bind_directly, binder_of, binds, media_type, text_field, unbind
+from app.web.direct import (
+    FORM_MAX_FIELDS,
+    Binder,
+    bind_directly,
+    binder_of,
+    binds,
+    media_type,
+    text_field,
+    unbind,
+    urlencoded_form,
+)
 from tests.aio import run
 from tests.web.answers import check_answer
 from tests.web.hidden import HiddenCardGuard
@@ -399,3 +411,58 @@ def test_text_field_reads_a_form_field_as_fastapi_does() -> None:
     assert text_field(form, "missing", 5) == (True, None)
     assert text_field(form, "long", 5) == (False, None)  # too long: FastAPI's 422
     assert text_field(form, "long", 6) == (True, "abcdef")
+
+
+def _form_request(body: bytes) -> Request:
+    sent = False
+
+    async def receive() -> dict[str, Any]:
+        nonlocal sent
+        if sent:
+            return {"type": "http.disconnect"}
+        sent = True
+        return {"type": "http.request", "body": body, "more_body": False}
+
+    kind = b"application/x-www-form-urlencoded"
+    scope = {"type": "http", "method": "POST", "path": "/", "headers": [(b"content-type", kind)]}
+    return Request(scope, receive)
+
+
+def _both_ways(body: bytes) -> tuple[FormData | None, FormData | str]:
+    """The body as the binders read it, and as Starlette's ``request.form()`` reads it (or
+    the name of what Starlette raised)."""
+    ours = run(urlencoded_form(_form_request(body)))
+
+    async def starlettes() -> FormData:
+        return await _form_request(body).form()
+
+    try:
+        theirs: FormData | str = run(starlettes())
+    except Exception as exc:
+        theirs = type(exc).__name__
+    return ours, theirs
+
+
+# Bytes that mean something to a form's syntax, and some that do not, ASCII or not.
+_FORM_BYTES = st.lists(
+    st.sampled_from([b"&", b"=", b"+", b";", b"%", b"%2", b"%26", b"%3D", b"%C3%A9", b"%FF",
+                     b"\xc3\xa9", b"\xff", b" ", b"a", b"move", b"version", b"0", b"t5-t9"]),
+    max_size=30,
+).map(b"".join)  # fmt: skip
+
+
+@given(_FORM_BYTES)
+@settings(max_examples=400, deadline=None)
+def test_a_form_body_is_read_as_starlette_reads_it(body: bytes) -> None:
+    ours, theirs = _both_ways(body)
+    assert ours is not None and isinstance(theirs, FormData)
+    assert list(ours.multi_items()) == list(theirs.multi_items())
+    assert {k: ours.get(k) for k in ours} == {k: theirs.get(k) for k in theirs}
+
+
+def test_a_form_of_more_fields_than_starlette_takes_is_declined() -> None:
+    most = b"&".join([b"a=1"] * FORM_MAX_FIELDS)
+    ours, theirs = _both_ways(most)
+    assert ours is not None and isinstance(theirs, FormData) and len(ours) == 1
+    ours, theirs = _both_ways(most + b"&b=2")
+    assert ours is None and theirs == "MultiPartException"  # FastAPI answers it 400

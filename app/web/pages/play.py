@@ -40,7 +40,7 @@ from app.web.deps import (
     browser_player_id,
     viewer_id,
 )
-from app.web.direct import binds, media_type, text_field
+from app.web.direct import binds, media_type, text_field, urlencoded_form
 from app.web.http.ratelimit import limit_costly, limit_player, limit_player_async
 from app.web.i18n import gettext as _
 from app.web.pages.board import GameHeader, pile_views, status_context
@@ -259,9 +259,8 @@ async def bind_move(request: Request) -> Response | None:
     dependency ran, for FastAPI's binding and its errors."""
     if media_type(request) != "application/x-www-form-urlencoded":
         return None
-    try:
-        form = await request.form()  # kept by the request: FastAPI's binding reads it again
-    except Exception:  # not read (the client went away mid-body): FastAPI's answer to that
+    form = await urlencoded_form(request)
+    if form is None:
         return None
     given = form.get("version")
     version = _whole_number(given) if isinstance(given, str) else None  # as pydantic's int
