@@ -29,6 +29,48 @@ class Timer(Protocol):
     def cancel(self) -> None: ...
 
 
+class OneWrite:
+    """A request's transport, as its answer is written (issue 26): the head of the answer is
+    held until its body comes, and the two go out in one write.
+
+    uvicorn writes an answer's status line and headers, then its body, as two writes: two
+    system calls and, over TCP, two segments to receive. For a move (one whole answer, head
+    and body sent in the same turn of the event loop) one write does. The head is held at most
+    until the end of the turn (``call_soon``), so a streamed answer's head is not delayed
+    until its first event; it also goes out before anything else is asked of the transport."""
+
+    __slots__ = ("_head", "_loop", "_transport", "_wrote")
+
+    def __init__(self, transport: asyncio.Transport, loop: asyncio.AbstractEventLoop) -> None:
+        self._transport = transport
+        self._loop = loop
+        self._head: bytes | None = None
+        self._wrote = False
+
+    def write(self, data: bytes) -> None:
+        if not self._wrote:  # the answer's head: uvicorn's first write of a request
+            self._wrote = True
+            self._head = data
+            self._loop.call_soon(self.flush)
+            return
+        head = self._head
+        if head is not None:
+            self._head = None
+            data = head + data
+        self._transport.write(data)
+
+    def flush(self) -> None:
+        head = self._head
+        if head is not None:
+            self._head = None
+            if not self._transport.is_closing():
+                self._transport.write(head)
+
+    def __getattr__(self, name: str) -> Any:
+        self.flush()  # whatever else is asked (close, is_closing, …) comes after the head
+        return getattr(self._transport, name)
+
+
 class TimedHttpProtocol(HttpToolsProtocol):
     read_timeout: float | None = None  # seconds; None: REQUEST_READ_TIMEOUT
 
@@ -64,6 +106,13 @@ class TimedHttpProtocol(HttpToolsProtocol):
         if self.cycle is None or self.cycle.response_complete:
             self._arm()  # the first bytes of a new request
         super().data_received(data)
+
+    def on_headers_complete(self) -> None:
+        before = self.cycle
+        super().on_headers_complete()
+        cycle = self.cycle
+        if cycle is not None and cycle is not before:  # a new request (not an upgrade)
+            cycle.transport = OneWrite(self.transport, self.loop)  # type: ignore[assignment]
 
     def on_message_complete(self) -> None:
         self._disarm()

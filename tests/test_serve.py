@@ -1,5 +1,6 @@
 """``python -m app.serve`` (app/serve.py): the read deadline of every request, on a protocol
-driven by hand with a clock of the test's own, and the JSON logging it configures. The deadline
+driven by hand with a clock of the test's own; each answer's head and body in one write; and
+the JSON logging it configures. The deadline
 against a real server: tests/web/test_limits.py."""
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from uvicorn import config as uvicorn_config
 from uvicorn.config import Config
 from uvicorn.server import ServerState
 
-from app.serve import TimedHttpProtocol, json_log_config, json_logs_wanted
+from app.serve import OneWrite, TimedHttpProtocol, json_log_config, json_logs_wanted
 from tests.aio import run
 
 
@@ -33,6 +34,7 @@ class _Transport(asyncio.Transport):
         super().__init__()
         self.closed = False
         self.written = b""
+        self.writes: list[bytes] = []  # each write, as the socket would be asked for it
 
     def get_extra_info(self, name: str, default: Any = None) -> Any:
         return {"sockname": ("127.0.0.1", 8000), "peername": ("127.0.0.1", 5555)}.get(name)
@@ -45,6 +47,7 @@ class _Transport(asyncio.Transport):
 
     def write(self, data: bytes | bytearray | memoryview) -> None:
         self.written += bytes(data)
+        self.writes.append(bytes(data))
 
     def pause_reading(self) -> None: ...
 
@@ -65,8 +68,8 @@ async def _hello(scope: Any, receive: Any, send: Any) -> None:
     await send({"type": "http.response.body", "body": b"hello"})
 
 
-def _protocol(read_timeout: float | None = 3.0) -> tuple[_Clocked, _Transport]:
-    config = Config(_hello, lifespan="off", log_level="warning")
+def _protocol(read_timeout: float | None = 3.0, app: Any = _hello) -> tuple[_Clocked, _Transport]:
+    config = Config(app, lifespan="off", log_level="warning")
     config.load()
     protocol = _Clocked(config, ServerState(), {}, asyncio.get_running_loop())
     protocol.timers = []
@@ -117,6 +120,88 @@ def test_the_deadline_comes_from_the_environment_unless_set(
         protocol, _ = _protocol(read_timeout=None)
         assert [t.delay for t in protocol.timers] == [2.5]
         protocol.connection_lost(None)
+
+    run(scenario())
+
+
+async def _answered(protocol: TimedHttpProtocol) -> None:
+    while protocol.cycle is not None and not protocol.cycle.response_complete:
+        await asyncio.sleep(0)
+    await asyncio.sleep(0)  # the turn after: a head still held would be written now
+
+
+def test_an_answer_goes_out_in_one_write() -> None:
+    async def scenario() -> None:
+        protocol, transport = _protocol()
+        protocol.data_received(b"GET / HTTP/1.1\r\nHost: x\r\n\r\n")
+        await _answered(protocol)
+        (whole,) = transport.writes
+        assert whole.startswith(b"HTTP/1.1 200 OK\r\n") and whole.endswith(b"\r\n\r\n5\r\nhello\r\n0\r\n\r\n")
+        # Keep-alive: the next request's answer, in one write of its own, after the first.
+        protocol.data_received(b"GET /again HTTP/1.1\r\nHost: x\r\n\r\n")
+        await _answered(protocol)
+        assert len(transport.writes) == 2 and transport.writes[1] == whole
+        protocol.connection_lost(None)
+
+    run(scenario())
+
+
+def test_pipelined_requests_are_answered_in_order_one_write_each() -> None:
+    async def scenario() -> None:
+        protocol, transport = _protocol()
+        protocol.data_received(
+            b"GET /1 HTTP/1.1\r\nHost: x\r\n\r\nGET /2 HTTP/1.1\r\nHost: x\r\n\r\n"
+        )
+        for _ in range(100):
+            await asyncio.sleep(0)
+        assert len(transport.writes) == 2
+        assert all(w.endswith(b"hello\r\n0\r\n\r\n") and w.count(b"HTTP/1.1 200") == 1 for w in transport.writes)
+        protocol.connection_lost(None)
+
+    run(scenario())
+
+
+def test_a_streamed_answers_head_is_not_held_until_its_first_chunk() -> None:
+    go_on = asyncio.Event()
+
+    async def streaming(scope: Any, receive: Any, send: Any) -> None:
+        await send({"type": "http.response.start", "status": 200, "headers": []})
+        await go_on.wait()  # an event stream waiting for its first event
+        await send({"type": "http.response.body", "body": b"data: 1\n\n", "more_body": True})
+        await send({"type": "http.response.body", "body": b""})
+
+    async def scenario() -> None:
+        protocol, transport = _protocol(app=streaming)
+        protocol.data_received(b"GET /events HTTP/1.1\r\nHost: x\r\n\r\n")
+        for _ in range(5):
+            await asyncio.sleep(0)
+        (head,) = transport.writes  # written at the end of the turn it was sent in
+        assert head.startswith(b"HTTP/1.1 200 OK") and head.endswith(b"\r\n\r\n")
+        go_on.set()
+        await _answered(protocol)
+        assert transport.writes[1:] == [b"9\r\ndata: 1\n\n\r\n", b"0\r\n\r\n"]
+        protocol.connection_lost(None)
+
+    run(scenario())
+
+
+def test_a_held_head_goes_out_before_anything_else_is_asked_of_the_transport() -> None:
+    async def scenario() -> None:
+        transport = _Transport()
+        once = OneWrite(transport, asyncio.get_running_loop())
+        once.write(b"HEAD")
+        assert transport.writes == [] and not once.is_closing()  # asked: written first
+        assert transport.writes == [b"HEAD"]
+        once.write(b"body")
+        once.close()
+        assert transport.writes == [b"HEAD", b"body"] and transport.closed
+
+        closed = _Transport()
+        late = OneWrite(closed, asyncio.get_running_loop())
+        late.write(b"HEAD")
+        closed.closed = True  # the client went away before the end of the turn
+        await asyncio.sleep(0)
+        assert closed.writes == []  # nothing written to a closing transport
 
     run(scenario())
 
