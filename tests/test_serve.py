@@ -136,7 +136,9 @@ def test_an_answer_goes_out_in_one_write() -> None:
         protocol.data_received(b"GET / HTTP/1.1\r\nHost: x\r\n\r\n")
         await _answered(protocol)
         (whole,) = transport.writes
-        assert whole.startswith(b"HTTP/1.1 200 OK\r\n") and whole.endswith(b"\r\n\r\n5\r\nhello\r\n0\r\n\r\n")
+        assert whole.startswith(b"HTTP/1.1 200 OK\r\n") and whole.endswith(
+            b"\r\n\r\n5\r\nhello\r\n0\r\n\r\n"
+        )
         # Keep-alive: the next request's answer, in one write of its own, after the first.
         protocol.data_received(b"GET /again HTTP/1.1\r\nHost: x\r\n\r\n")
         await _answered(protocol)
@@ -155,7 +157,10 @@ def test_pipelined_requests_are_answered_in_order_one_write_each() -> None:
         for _ in range(100):
             await asyncio.sleep(0)
         assert len(transport.writes) == 2
-        assert all(w.endswith(b"hello\r\n0\r\n\r\n") and w.count(b"HTTP/1.1 200") == 1 for w in transport.writes)
+        assert all(
+            w.endswith(b"hello\r\n0\r\n\r\n") and w.count(b"HTTP/1.1 200") == 1
+            for w in transport.writes
+        )
         protocol.connection_lost(None)
 
     run(scenario())
