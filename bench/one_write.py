@@ -45,12 +45,11 @@ HEADERS = [
     (b"content-language", b"en"),
     (b"x-request-id", b"0123456789abcdef"),
 ]
+MOVE = b'{"from": "t5", "to": "t9", "count": 1, "version": 0}'
 REQUEST = (
     b"POST /api/games/abc/moves HTTP/1.1\r\nhost: 127.0.0.1\r\ncontent-type: application/json\r\n"
-    b"authorization: Bearer "
-    + b"t" * 43
-    + b"\r\naccept-encoding: gzip, deflate, br\r\n"
-    b'content-length: 45\r\n\r\n{"from": "t5", "to": "t9", "count": 1, "version": 0}'[:-7]
+    b"authorization: Bearer " + b"t" * 43 + b"\r\naccept-encoding: gzip, deflate, br\r\n"
+    b"content-length: " + str(len(MOVE)).encode() + b"\r\n\r\n" + MOVE
 )
 
 
