@@ -22,6 +22,7 @@ import os
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 from typing import Any
@@ -30,6 +31,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from common import HOST, ROOT, cpu_ticks, free_port, machine_facts, stop_server
+from load import wait_until_up
 
 DEFAULT_DB = "postgresql+psycopg://postgres@127.0.0.1:5432/postgres"  # only for the facts
 BODY = json.dumps({"game": "x" * 22, "piles": ["QS"] * 300}).encode()[:1300]
@@ -112,20 +114,6 @@ async def window(port: int, pid: int, seconds: float, connections: int) -> dict[
     }
 
 
-def _wait_for(port: int, server: subprocess.Popen[bytes]) -> None:
-    import socket
-
-    for _ in range(200):
-        if server.poll() is not None:
-            raise SystemExit(f"the server on {port} exited")
-        try:
-            socket.create_connection((HOST, port), timeout=0.2).close()
-            return
-        except OSError:
-            time.sleep(0.05)
-    raise SystemExit(f"the server on {port} did not start")
-
-
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--windows", type=int, default=10, help="windows on each server")
@@ -142,13 +130,21 @@ def main(argv: list[str] | None = None) -> int:
     import uvloop
 
     servers: dict[str, tuple[int, subprocess.Popen[bytes]]] = {}
+    log = Path(tempfile.mkstemp(prefix="ph-one-write-", suffix=".log")[1])
     try:
         for way in ("one", "two"):
             port = free_port()
             command = [sys.executable, __file__, "--serve", way, "--port", str(port)]
-            servers[way] = (port, subprocess.Popen(command, cwd=ROOT, start_new_session=True))
+            with log.open("ab") as out:
+                servers[way] = (
+                    port,
+                    subprocess.Popen(
+                        command, cwd=ROOT, stdout=out, stderr=subprocess.STDOUT,
+                        start_new_session=True,
+                    ),
+                )  # fmt: skip
         for port, server in servers.values():
-            _wait_for(port, server)
+            uvloop.run(wait_until_up(port, server, log))
         results: dict[str, list[dict[str, float]]] = {"one": [], "two": []}
         for n in range(args.windows):
             order = ("one", "two") if n % 2 == 0 else ("two", "one")
