@@ -133,6 +133,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
                 asyncio.create_task(
                     every(settings.race_queue_form_s, services.race_queue.form_due, "forming races")
                 ),
+                asyncio.create_task(gauges.keep_sampling()),
             ]
             services.solver.loop = asyncio.get_running_loop()  # deals judged when games end
             yield
@@ -181,11 +182,12 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     errors.install(app)
     faults.install(app)
     observe.configure_logging(settings.json_logs)
-    observe.count_pool(services.engine, "main")
+    gauges = observe.PoolGauges().add(services.engine, "main")
     if not services.move_store.shared:
-        observe.count_pool(services.move_store.engine, "moves")
+        gauges = gauges.add(services.move_store.engine, "moves")
     if services.move_store.inline is not None:
-        observe.count_pool(services.move_store.inline.engine.sync_engine, "moves_inline")
+        gauges = gauges.add(services.move_store.inline.engine.sync_engine, "moves_inline")
+    app.state.pool_gauges = gauges
     add_routes(app, ROUTERS)
     if settings.public_api_docs:  # not in production unless API_DOCS=true
         add_routes(app, (docs.router,))

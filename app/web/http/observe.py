@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import hmac
 import json
 import logging
@@ -10,12 +11,13 @@ import os
 import re
 import sys
 import time
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
 from fastapi import APIRouter, Request
 from fastapi.responses import Response
-from sqlalchemy import Engine, event
+from sqlalchemy import Engine
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from app.metrics import LATENCY, MOVES, POOL_IN_USE, REQUESTS, exposition
@@ -45,6 +47,8 @@ async def metrics(request: Request) -> Response:
         given = request.headers.get("authorization", "")
         if not hmac.compare_digest(given.encode(), f"Bearer {token}".encode()):
             return Response(status_code=401, headers={"www-authenticate": "Bearer"})
+    gauges: PoolGauges = request.app.state.pool_gauges
+    gauges.sample()  # this worker's own, as they are now
     body, kind = exposition()
     return Response(body, media_type=kind)
 
@@ -101,17 +105,34 @@ def configure_logging(json_lines: bool) -> None:
     root.addHandler(handler)
 
 
-def count_pool(engine: Engine, name: str) -> None:
-    """Keep ``ph_db_connections_in_use{pool=name}`` current."""
-    gauge = POOL_IN_USE.labels(name)
+POOL_SAMPLE_S = 1.0  # how often each process writes its pools' gauges
 
-    @event.listens_for(engine, "checkout")
-    def _out(*_: Any) -> None:
-        gauge.inc()
 
-    @event.listens_for(engine, "checkin")
-    def _in(*_: Any) -> None:
-        gauge.dec()
+@dataclass(frozen=True)
+class PoolGauges:
+    """``ph_db_connections_in_use{pool=name}``, read off the pools when sampled, not counted at
+    every checkout: the gauge's listeners were a few percent of a move's connection (a write to
+    the multiprocess file at each checkout and each checkin). A pool that cannot say how many
+    of its connections are out (SQLite's in-memory pools, one connection) has no gauge."""
+
+    pools: tuple[tuple[Any, Engine], ...] = ()
+
+    def add(self, engine: Engine, name: str) -> PoolGauges:
+        if not hasattr(engine.pool, "checkedout"):
+            return self
+        return PoolGauges((*self.pools, (POOL_IN_USE.labels(name), engine)))
+
+    def sample(self) -> None:
+        for gauge, engine in self.pools:
+            # The engine's pool of now: disposing of an engine gives it a new one.
+            gauge.set(engine.pool.checkedout())  # type: ignore[attr-defined]
+
+    async def keep_sampling(self, every_s: float = POOL_SAMPLE_S) -> None:
+        """Until cancelled: what a scrape sees is at most ``every_s`` old, whichever worker
+        answers it (the one that does samples its own pools first)."""
+        while True:
+            self.sample()
+            await asyncio.sleep(every_s)
 
 
 _CHILDREN: dict[tuple[str, str, int], tuple[Any, Any, Any]] = {}

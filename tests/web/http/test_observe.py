@@ -3,6 +3,7 @@ several through prometheus-client's multiprocess mode)."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
 import os
@@ -15,9 +16,13 @@ from pathlib import Path
 import pytest
 from fastapi.testclient import TestClient
 from prometheus_client.parser import text_string_to_metric_families
+from sqlalchemy import create_engine
+from sqlalchemy.pool import StaticPool
 
 from app.config import PROJECT_DIR
-from app.web.http.observe import JsonFormatter, new_request_id
+from app.metrics import POOL_IN_USE
+from app.web.http.observe import JsonFormatter, PoolGauges, new_request_id
+from tests.aio import run, until
 from tests.web.support import move, start
 
 
@@ -116,3 +121,37 @@ def test_a_lines_time_is_written_as_isoformat_would_write_it() -> None:
     for created in moments:  # in turn, and back to a second already written
         expected = datetime.fromtimestamp(created, UTC).isoformat(timespec="milliseconds")
         assert formatter._ts(created) == expected, created
+
+
+def test_the_pools_gauge_says_how_many_connections_are_out_when_scraped(api: TestClient) -> None:
+    engine = api.app.state.services.engine  # type: ignore[attr-defined]
+    main = ("ph_db_connections_in_use", (("pool", "main"),))
+    with engine.connect(), engine.connect():
+        held = _samples(api.get("/metrics").text)
+    # The scrape's own reads are back in the pool by the time it samples.
+    assert held[main] == 2
+    assert _samples(api.get("/metrics").text)[main] == 0
+
+
+def test_the_pools_gauges_are_sampled_every_so_often(tmp_path: Path) -> None:
+    counted = create_engine(f"sqlite:///{tmp_path / 'counted.db'}")  # a QueuePool: it counts
+    uncounted = create_engine("sqlite://", poolclass=StaticPool)  # one connection, no count
+    gauges = PoolGauges().add(counted, "test_counted").add(uncounted, "test_uncounted")
+    assert [gauge._labelvalues for gauge, _ in gauges.pools] == [("test_counted",)]
+    gauge = POOL_IN_USE.labels("test_counted")
+
+    async def sampled() -> list[float]:
+        seen = []
+        task = asyncio.create_task(gauges.keep_sampling(every_s=0))  # a sample every turn
+        with counted.connect():
+            await until(lambda: gauge._value.get() == 1)
+            seen.append(gauge._value.get())
+            with counted.connect():
+                await until(lambda: gauge._value.get() == 2)
+                seen.append(gauge._value.get())
+        await until(lambda: gauge._value.get() == 0)
+        seen.append(gauge._value.get())
+        task.cancel()
+        return seen
+
+    assert run(sampled()) == [1, 2, 0]
