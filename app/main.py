@@ -16,7 +16,6 @@ import fastapi_offline
 from anyio import to_thread
 from fastapi import FastAPI
 from fastapi.staticfiles import StaticFiles
-from starlette.middleware.sessions import SessionMiddleware
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from app.bootstrap import for_serving
@@ -34,6 +33,7 @@ from app.web.http.https import NeedsHttps
 from app.web.http.lane import MoveLane
 from app.web.http.limits import Admission, SizeLimits
 from app.web.http.ratelimit import RateLimits
+from app.web.http.sessions import Sessions
 from app.web.http.signin_guard import SignInGuard
 from app.web.i18n import LanguageMiddleware
 from app.web.pages.rooms import LiveFragments
@@ -210,7 +210,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         "https_only": settings.secure_cookies,
     }
     app.add_middleware(BrowserOnly, middleware=CSRFMiddleware)
-    app.add_middleware(BrowserOnly, middleware=SessionMiddleware, **session_options)
+    app.add_middleware(BrowserOnly, middleware=Sessions, **session_options)
     app.add_middleware(Gzip, minimum_size=GZIP_MINIMUM)
     app.add_middleware(HeadAsGet)
     # One admission, its gates and counts shared by the stack and the move lane.
@@ -243,7 +243,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         MoveLane,
         routes=app,
         paths=("/api/games/{game_id}/moves", "/games/{game_id}/moves"),
-        browser_layers=((SessionMiddleware, session_options), (CSRFMiddleware, {})),
+        browser_layers=((Sessions, session_options), (CSRFMiddleware, {})),
         admission=admission,
         secure=settings.secure_cookies,
         max_body=settings.max_body_bytes,
