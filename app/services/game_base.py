@@ -19,12 +19,13 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from app.db.game_rows import SELECT_GAME, GameRow
 from app.db.move_store import MoveStore
-from app.engine import Move, Ruleset, State, Status, get_ruleset, loads
+from app.engine import Move, Ruleset, State, Status, get_ruleset
 from app.services.errors import Forbidden, NotFound
 from app.services.game_views import GameView, plausible_id
 from app.services.move_log import MoveLog
 from app.services.players import now
 from app.services.seal import Sealer
+from app.services.state_texts import STATES
 from app.services.verdicts import analysed_winnable, deal_winnable
 
 DEFAULT_MAX_MOVES = 2000
@@ -99,7 +100,7 @@ class GameBase:
         self, db: Session | Connection, record: GameRow, name: str, *, masked: bool = False
     ) -> GameView:
         rules = get_ruleset(record.game)
-        state = loads(record.state)
+        state = STATES.loads(record.state)
         finished = record.status != Status.PLAYING
         legal = [] if finished else rules.legal_moves(state)
         view = self._new_view(record, name, rules, state, legal, masked=masked)

@@ -12,7 +12,7 @@ from datetime import datetime
 from app.db.game_rows import GameRow, NewEvent
 from app.db.models import as_utc
 from app.db.move_store import MoveTransaction
-from app.engine import IllegalMove, InvalidMove, Move, Status, Step, dumps, get_ruleset, loads
+from app.engine import IllegalMove, InvalidMove, Move, Status, Step, get_ruleset
 from app.services import stats
 from app.services.errors import (
     GameOver,
@@ -26,6 +26,7 @@ from app.services.errors import (
 from app.services.game_base import GameBase, status_of
 from app.services.game_views import GameView
 from app.services.rooms import events as race_events
+from app.services.state_texts import STATES
 
 
 @dataclass
@@ -67,13 +68,13 @@ class GamePolicies(GameBase):
             raise RaceNotStarted("The race has not started yet: wait for the countdown.")
         rules = get_ruleset(record.game)
         try:
-            step = rules.step(loads(record.state), move)
+            step = rules.step(STATES.loads(record.state), move)
         except IllegalMove as exc:
             raise IllegalMoveError.of(exc.words) from None
         except InvalidMove as exc:
             raise InvalidRequest.of(exc.words) from None
         legal = rules.legal_moves(step.after)
-        record.state = dumps(step.after)
+        record.state = STATES.dumps(step.after)
         record.moves += 1
         record.can_undo = not step.revealed
         self._tick(record, stamp)
@@ -123,10 +124,10 @@ class GamePolicies(GameBase):
                 "That move turned up a card you had not seen, so it cannot be undone."
             )
         kept = active[:-1]
-        before = loads(record.state)
+        before = STATES.loads(record.state)
         state = self.log.state_at(tx.db, record, active, len(kept))
         stamp = self.stamps()
-        record.state = dumps(state)
+        record.state = STATES.dumps(state)
         record.undos += 1
         record.can_undo = bool(kept) and not kept[-1].revealed
         self._tick(record, stamp)
@@ -151,7 +152,7 @@ class GamePolicies(GameBase):
         self._tick(record, stamp)
         self._advance(record, Status.LOST, stamp)
         stats.count_finished(tx.db, record, stamp)
-        on_foundations = get_ruleset(record.game).on_foundations(loads(record.state))
+        on_foundations = get_ruleset(record.game).on_foundations(STATES.loads(record.state))
         events = self._race_events(tx, record, name, on_foundations, stamp)
         return Change(self._view(tx.db, record, name), stamp, events=events, ended=True)
 

@@ -31,7 +31,6 @@ from app.engine import (
     State,
     Status,
     UnknownGame,
-    dumps,
     get_ruleset,
     loads,
 )
@@ -56,6 +55,7 @@ from app.services.game_views import GameView, MoveOutcome, Played
 from app.services.players import new_id
 from app.services.replay_views import Replays
 from app.services.seal import Seal, SealKind, check_race_read, opened_to_all, race_running
+from app.services.state_texts import STATES
 
 __all__ = ["DEFAULT_MAX_MOVES", "MAX_IDEMPOTENCY_KEY", "Games", "initial_status"]
 
@@ -139,7 +139,7 @@ class Games(GameActions, Replays):
             player_id,
             rules.slug,
             number,
-            dumps(state),
+            STATES.dumps(state),
             status_of(rules, state, legal, False),
             stamp,
             rules=RULES_VERSION,

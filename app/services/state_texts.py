@@ -1,0 +1,51 @@
+"""A game's state as its row holds it (the text of app/engine/serialize.py), read back without
+parsing it again when this process has just written or read the same text.
+
+Every move reads its game's state from the row and writes the next one: parsing the text back
+into cards was about a fiftieth of a move's CPU (bench/RESULTS.md, issue 26), and a player's
+next move nearly always reads the very text their last move wrote (one connection, one
+worker). A text is only ever the state it spells (``loads`` is a pure function of it, and a
+:class:`~app.engine.State` is immutable), so remembering some of them cannot change what any
+read returns; a text not remembered is parsed, and checked, as before.
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+
+from app.engine import State, dumps, loads
+
+REMEMBERED = 4096  # texts kept per process, the oldest going first: ~1 KB each
+
+
+class StateTexts:
+    """``loads`` and ``dumps`` through a memory of the last texts seen. Safe to share between
+    threads: each step on the memory is one call that holds the GIL."""
+
+    def __init__(self, remembered: int = REMEMBERED) -> None:
+        self.remembered = remembered
+        self._known: OrderedDict[str, State] = OrderedDict()
+
+    def loads(self, text: str) -> State:
+        state = self._known.get(text)
+        if state is None:
+            state = loads(text)
+            self._keep(text, state)
+        return state
+
+    def dumps(self, state: State) -> str:
+        text = dumps(state)
+        self._keep(text, state)
+        return text
+
+    def _keep(self, text: str, state: State) -> None:
+        known = self._known
+        known[text] = state
+        while len(known) > self.remembered:
+            try:
+                known.popitem(last=False)
+            except KeyError:  # another thread emptied it first
+                break
+
+
+STATES = StateTexts()
