@@ -29,6 +29,15 @@ after looking for an attribute of that name has raised; then, since a whole move
 than that, it renders the board move's fragment alone again from the contexts of up to 200 of
 its moves, the two ways in turn, and reports each way's median CPU a render.
 
+``--ab-remembered`` alternates windows between the app as built and the app with three of its
+memories undone (issue 26, 2026-11-29): the session signer verifying every cookie's signature
+(app/web/http/sessions.py), every game state text parsed again (app/services/state_texts.py),
+and the pools' gauge counted by listeners at each checkout and checkin, as it was before
+``observe.PoolGauges``.
+
+The metrics are kept in prometheus-client's multiprocess files, as ``scripts/docker-start.sh``
+runs the app (a directory of this run's own, unless ``PROMETHEUS_MULTIPROC_DIR`` names one).
+
 Every request says ``Accept-Encoding`` as a browser does (the answers are read back
 decompressed, in this process: a few microseconds of each move's CPU are the client's).
 """
@@ -43,6 +52,7 @@ import os
 import random
 import statistics
 import sys
+import tempfile
 import time
 import uuid
 from collections import Counter
@@ -266,7 +276,8 @@ async def measure(args: argparse.Namespace) -> dict[str, Any]:
         direct = [r for r in app.router.routes if isinstance(r, APIRoute) and binder_of(r)]
         above, lane = lane_of(app)
         keys_first = FlatGlobals.getattr
-        paired_windows = args.ab_binding or args.ab_lane or args.ab_getattr
+        paired_windows = args.ab_binding or args.ab_lane or args.ab_getattr or args.ab_remembered
+        forget = Forgetting(app)
         for window in range(args.rounds * (2 if paired_windows else 1)):
             mode = "direct" if window % 2 == 0 else "fastapi"
             if args.ab_binding:  # the same process, games and moment, each way in turn
@@ -277,6 +288,8 @@ async def measure(args: argparse.Namespace) -> dict[str, Any]:
             if args.ab_getattr:  # templates read a dict's keys first, or as Jinja2 does
                 way = keys_first if mode == "direct" else jinja2.Environment.getattr
                 FlatGlobals.getattr = way  # type: ignore[method-assign]
+            if args.ab_remembered:  # the three memories, or each piece done every time
+                forget.undo() if mode == "direct" else forget.do()
             state["latency"].clear()
             moves0, cpu0, wall0 = state["moves"], time.process_time(), time.perf_counter()
             while state["moves"] - moves0 < args.moves:
@@ -289,6 +302,7 @@ async def measure(args: argparse.Namespace) -> dict[str, Any]:
                     **({"binding": mode} if args.ab_binding else {}),
                     **({"lane": mode == "direct"} if args.ab_lane else {}),
                     **({"dict keys first": mode == "direct"} if args.ab_getattr else {}),
+                    **({"remembered": mode == "direct"} if args.ab_remembered else {}),
                     "moves": moves,
                     "app CPU ms/move": round(1000 * cpu / moves, 3),
                     "wall ms/move": round(1000 * wall / moves, 3),
@@ -298,6 +312,7 @@ async def measure(args: argparse.Namespace) -> dict[str, Any]:
         state["stop"] = True
         await asyncio.gather(*tasks, return_exceptions=True)
         FlatGlobals.getattr = keys_first  # type: ignore[method-assign]
+        forget.undo()
     renders = render_ab(fragments, keys_first, jinja2.Environment.getattr) if fragments else {}
     statuses: Counter[str] = Counter()
     for client in state["clients"]:
@@ -309,12 +324,69 @@ async def measure(args: argparse.Namespace) -> dict[str, Any]:
         medians |= paired_medians(windows, "dict keys first", "Jinja2's getattr") | renders
     if args.ab_binding:
         medians |= paired_medians(windows, "direct binding", "fastapi binding")
+    if args.ab_remembered:
+        medians |= paired_medians(windows, "remembered", "each time")
     return {
         "windows": windows,
         "median app CPU ms/move": statistics.median(w["app CPU ms/move"] for w in windows),
         **medians,
         "answers": dict(sorted(statuses.items())),
     }
+
+
+class Forgetting:
+    """For ``--ab-remembered``: the app's session signatures, state texts and pool gauges done
+    as they were before each was remembered or sampled (:meth:`do`), and back (:meth:`undo`)."""
+
+    def __init__(self, app: Any) -> None:
+        import itsdangerous
+        from sqlalchemy import event
+
+        from app.engine import dumps, loads
+        from app.metrics import POOL_IN_USE
+        from app.services.state_texts import StateTexts
+        from app.web.http.sessions import RememberingSigner
+
+        services = app.state.services
+        engines = [(services.engine, "main")]
+        if not services.move_store.shared:
+            engines.append((services.move_store.engine, "moves"))
+        if services.move_store.inline is not None:
+            engines.append((services.move_store.inline.engine.sync_engine, "moves_inline"))
+        self.listeners: list[tuple[Any, str, Callable[..., None]]] = []
+        for engine, name in engines:
+            gauge = POOL_IN_USE.labels(name)
+            self.listeners += [
+                (engine, "checkout", lambda *_, gauge=gauge: gauge.inc()),
+                (engine, "checkin", lambda *_, gauge=gauge: gauge.dec()),
+            ]
+        self.event = event
+        self.kept = (RememberingSigner.verify_signature, StateTexts.loads, StateTexts.dumps)
+        self.each_time = (
+            itsdangerous.TimestampSigner.verify_signature,
+            lambda _, text: loads(text),
+            lambda _, state: dumps(state),
+        )
+        self.classes = (RememberingSigner, StateTexts)
+        self.done = False
+
+    def _set(self, ways: tuple[Any, ...]) -> None:
+        signer, states = self.classes
+        signer.verify_signature, states.loads, states.dumps = ways  # type: ignore[method-assign]
+
+    def do(self) -> None:
+        if not self.done:
+            self._set(self.each_time)
+            for engine, name, listener in self.listeners:
+                self.event.listen(engine, name, listener)
+            self.done = True
+
+    def undo(self) -> None:
+        if self.done:
+            self._set(self.kept)
+            for engine, name, listener in self.listeners:
+                self.event.remove(engine, name, listener)
+            self.done = False
 
 
 def paired_medians(windows: list[dict[str, Any]], new: str, old: str) -> dict[str, Any]:
@@ -385,6 +457,12 @@ def main(argv: list[str] | None = None) -> int:
         help="alternate windows with templates reading a dict's keys first (app/web/pages/"
         "templating.py, FlatGlobals.getattr) and with Jinja2's own getattr",
     )
+    parser.add_argument(
+        "--ab-remembered",
+        action="store_true",
+        help="alternate windows with the session signatures, state texts and pool gauges as"
+        " built and as each was done before (every time, at each checkout)",
+    )
     parser.add_argument("--database-url", default=DEFAULT_DB, help="dropped and recreated")
     parser.add_argument("--log", type=Path, default=Path(os.devnull), help="the app's log lines")
     args = parser.parse_args(argv)
@@ -402,6 +480,11 @@ def in_process(
     with the benchmark's raised limits, the access log written to ``args.log`` (as in
     production), on uvloop as uvicorn runs it. Its result, after the machine's facts."""
     fresh_database(args.database_url)
+    metrics = None
+    if "PROMETHEUS_MULTIPROC_DIR" not in os.environ:  # read by prometheus-client on import
+        assert "prometheus_client" not in sys.modules
+        metrics = tempfile.TemporaryDirectory(prefix="ph-bench-metrics-")
+        os.environ["PROMETHEUS_MULTIPROC_DIR"] = metrics.name
     os.environ.update(BENCH_LIMITS)
     os.environ.update(
         {"DATABASE_URL": args.database_url, "APP_ENV": "development", "JSON_LOGS": "true"}
@@ -416,6 +499,8 @@ def in_process(
     finally:
         sys.stderr.close()
         sys.stderr = sys.__stderr__
+        if metrics is not None:
+            metrics.cleanup()
     facts = machine_facts(args.database_url)
     return {"machine": facts, "load average": os.getloadavg(), **result}
 
