@@ -12,6 +12,7 @@ signature (``max_age``) is still checked on every request, after the signature, 
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from typing import Any
 
 import itsdangerous
@@ -22,12 +23,13 @@ REMEMBERED = 4096  # signatures kept per process: a few hundred bytes each
 
 
 class RememberingSigner(itsdangerous.TimestampSigner):
-    """A ``TimestampSigner`` that verifies each good (value, signature) pair once."""
+    """A ``TimestampSigner`` that verifies each good (value, signature) pair once. Safe to share
+    between threads: each step on its memory is one call that holds the GIL."""
 
     def __init__(self, *args: Any, remembered: int = REMEMBERED, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.remembered = remembered
-        self._good: dict[tuple[bytes, bytes], None] = {}
+        self._good: OrderedDict[tuple[bytes, bytes], None] = OrderedDict()
 
     def verify_signature(self, value: str | bytes, sig: str | bytes) -> bool:
         key = (itsdangerous.encoding.want_bytes(value), itsdangerous.encoding.want_bytes(sig))
@@ -36,9 +38,12 @@ class RememberingSigner(itsdangerous.TimestampSigner):
             return True
         if not super().verify_signature(*key):
             return False
-        if len(good) >= self.remembered:
-            del good[next(iter(good))]  # the longest kept
         good[key] = None
+        while len(good) > self.remembered:  # the longest kept goes first
+            try:
+                good.popitem(last=False)
+            except KeyError:  # another thread emptied it first
+                break
         return True
 
 
