@@ -11,23 +11,26 @@ read returns; a text not remembered is parsed, and checked, as before.
 
 from __future__ import annotations
 
-from collections import OrderedDict
+import threading
+
+from cachetools import LRUCache
 
 from app.engine import State, dumps, loads
 
-REMEMBERED = 4096  # texts kept per process, the oldest going first: ~1 KB each
+REMEMBERED = 4096  # texts kept per process, the least recently used going first: ~1 KB each
 
 
 class StateTexts:
-    """``loads`` and ``dumps`` through a memory of the last texts seen. Safe to share between
-    threads: each step on the memory is one call that holds the GIL."""
+    """``loads`` and ``dumps`` through a memory of the last texts seen. Request threads share
+    it (SQLite's moves run in the thread pool), hence the lock."""
 
     def __init__(self, remembered: int = REMEMBERED) -> None:
-        self.remembered = remembered
-        self._known: OrderedDict[str, State] = OrderedDict()
+        self._lock = threading.Lock()
+        self._known: LRUCache[str, State] = LRUCache(remembered)
 
     def loads(self, text: str) -> State:
-        state = self._known.get(text)
+        with self._lock:
+            state = self._known.get(text)
         if state is None:
             state = loads(text)
             self._keep(text, state)
@@ -39,13 +42,8 @@ class StateTexts:
         return text
 
     def _keep(self, text: str, state: State) -> None:
-        known = self._known
-        known[text] = state
-        while len(known) > self.remembered:
-            try:
-                known.popitem(last=False)
-            except KeyError:  # another thread emptied it first
-                break
+        with self._lock:
+            self._known[text] = state
 
 
 STATES = StateTexts()

@@ -72,12 +72,15 @@ def test_a_damaged_text_is_refused_every_time_and_never_kept() -> None:
     assert not texts._known
 
 
-def test_it_keeps_no_more_than_it_is_told_the_oldest_going_first() -> None:
+def test_it_keeps_no_more_than_it_is_told_the_least_recently_used_going_first() -> None:
     texts = StateTexts(remembered=3)
     written = _texts("quadrangle", 5, 6)
     for text in written:
         texts.loads(text)
     assert list(texts._known) == written[-3:]
+    texts.loads(written[-3])  # read again: now the most recently used
+    texts.dumps(loads(written[0]))
+    assert set(texts._known) == {written[-3], written[-1], written[0]}
 
 
 @settings(max_examples=40, deadline=None)

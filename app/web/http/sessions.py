@@ -12,10 +12,11 @@ signature (``max_age``) is still checked on every request, after the signature, 
 
 from __future__ import annotations
 
-from collections import OrderedDict
+import threading
 from typing import Any
 
 import itsdangerous
+from cachetools import LRUCache
 from starlette.middleware.sessions import SessionMiddleware
 from starlette.types import ASGIApp
 
@@ -23,27 +24,23 @@ REMEMBERED = 4096  # signatures kept per process: a few hundred bytes each
 
 
 class RememberingSigner(itsdangerous.TimestampSigner):
-    """A ``TimestampSigner`` that verifies each good (value, signature) pair once. Safe to share
-    between threads: each step on its memory is one call that holds the GIL."""
+    """A ``TimestampSigner`` that verifies each good (value, signature) pair once, keeping the
+    most recently used."""
 
     def __init__(self, *args: Any, remembered: int = REMEMBERED, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        self.remembered = remembered
-        self._good: OrderedDict[tuple[bytes, bytes], None] = OrderedDict()
+        self._lock = threading.Lock()  # cachetools' caches are not thread-safe on their own
+        self._good: LRUCache[tuple[bytes, bytes], bool] = LRUCache(remembered)
 
     def verify_signature(self, value: str | bytes, sig: str | bytes) -> bool:
         key = (itsdangerous.encoding.want_bytes(value), itsdangerous.encoding.want_bytes(sig))
-        good = self._good
-        if key in good:
-            return True
+        with self._lock:
+            if self._good.get(key):  # (a read: it is now the most recently used)
+                return True
         if not super().verify_signature(*key):
             return False
-        good[key] = None
-        while len(good) > self.remembered:  # the longest kept goes first
-            try:
-                good.popitem(last=False)
-            except KeyError:  # another thread emptied it first
-                break
+        with self._lock:
+            self._good[key] = True
         return True
 
 

@@ -67,7 +67,7 @@ def test_a_remembered_signature_still_expires(monkeypatch: pytest.MonkeyPatch) -
         signer.unsign(signed, max_age=60)
 
 
-def test_it_keeps_no_more_than_it_is_told_the_oldest_going_first() -> None:
+def test_it_keeps_no_more_than_it_is_told_the_least_recently_used_going_first() -> None:
     signer = RememberingSigner(SECRET, remembered=3)
     signed = [signer.sign(f"value {i}".encode()) for i in range(5)]
     for value in signed:
