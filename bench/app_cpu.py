@@ -58,7 +58,7 @@ import uuid
 from collections import Counter
 from collections.abc import Callable, Coroutine
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 from urllib.parse import urlencode
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -243,7 +243,16 @@ def lane_of(app: Any) -> tuple[Any, Any]:
     return above, above.app
 
 
-async def measure(args: argparse.Namespace) -> dict[str, Any]:
+class Marks(Protocol):
+    """Told when each measured window starts and ends (``bench/instructions.py`` counts the
+    instructions between the two)."""
+
+    def start(self, window: int) -> None: ...
+
+    def end(self, window: int) -> None: ...
+
+
+async def measure(args: argparse.Namespace, marks: Marks | None = None) -> dict[str, Any]:
     import jinja2
     from fastapi.routing import APIRoute
 
@@ -277,7 +286,7 @@ async def measure(args: argparse.Namespace) -> dict[str, Any]:
         above, lane = lane_of(app)
         keys_first = FlatGlobals.getattr
         paired_windows = args.ab_binding or args.ab_lane or args.ab_getattr or args.ab_remembered
-        forget = Forgetting(app)
+        forget = Forgetting(app) if args.ab_remembered else None
         for window in range(args.rounds * (2 if paired_windows else 1)):
             mode = "direct" if window % 2 == 0 else "fastapi"
             if args.ab_binding:  # the same process, games and moment, each way in turn
@@ -288,14 +297,18 @@ async def measure(args: argparse.Namespace) -> dict[str, Any]:
             if args.ab_getattr:  # templates read a dict's keys first, or as Jinja2 does
                 way = keys_first if mode == "direct" else jinja2.Environment.getattr
                 FlatGlobals.getattr = way  # type: ignore[method-assign]
-            if args.ab_remembered:  # the three memories, or each piece done every time
+            if forget is not None:  # the three memories, or each piece done every time
                 forget.undo() if mode == "direct" else forget.do()
             state["latency"].clear()
+            if marks is not None:
+                marks.start(window)
             moves0, cpu0, wall0 = state["moves"], time.process_time(), time.perf_counter()
             while state["moves"] - moves0 < args.moves:
                 await asyncio.sleep(0.01)
             moves = state["moves"] - moves0
             cpu, wall = time.process_time() - cpu0, time.perf_counter() - wall0
+            if marks is not None:
+                marks.end(window)
             latency = sorted(state["latency"])
             windows.append(
                 {
@@ -312,7 +325,8 @@ async def measure(args: argparse.Namespace) -> dict[str, Any]:
         state["stop"] = True
         await asyncio.gather(*tasks, return_exceptions=True)
         FlatGlobals.getattr = keys_first  # type: ignore[method-assign]
-        forget.undo()
+        if forget is not None:
+            forget.undo()
     renders = render_ab(fragments, keys_first, jinja2.Environment.getattr) if fragments else {}
     statuses: Counter[str] = Counter()
     for client in state["clients"]:
@@ -432,7 +446,8 @@ def render_ab(fragments: list[dict[str, Any]], keys_first: Any, jinja2s: Any) ->
     } | {"fragment contexts rendered": len(fragments)}
 
 
-def main(argv: list[str] | None = None) -> int:
+def arguments() -> argparse.ArgumentParser:
+    """This benchmark's options (``bench/instructions.py`` takes them too)."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--moves", type=int, default=3000, help="moves per measured window")
     parser.add_argument("--rounds", type=int, default=3, help="measured windows")
@@ -465,7 +480,11 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--database-url", default=DEFAULT_DB, help="dropped and recreated")
     parser.add_argument("--log", type=Path, default=Path(os.devnull), help="the app's log lines")
-    args = parser.parse_args(argv)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = arguments().parse_args(argv)
     result = in_process(args, measure)
     print(json.dumps(result, indent=1))
     return 0 if set(result["answers"]) <= {"move 200", "player 201", "start 201", "start 303",
@@ -491,11 +510,13 @@ def in_process(
     )
     sys.stderr = args.log.open("a")
     try:
-        import uvloop
-
-        result = uvloop.run(measure(args))
-    except ImportError:
-        result = asyncio.run(measure(args))
+        try:
+            import uvloop
+        except ImportError:
+            run: Callable[[Coroutine[Any, Any, dict[str, Any]]], dict[str, Any]] = asyncio.run
+        else:
+            run = uvloop.run
+        result = run(measure(args))
     finally:
         sys.stderr.close()
         sys.stderr = sys.__stderr__
