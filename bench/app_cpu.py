@@ -243,6 +243,14 @@ def lane_of(app: Any) -> tuple[Any, Any]:
     return above, above.app
 
 
+def players_alive(tasks: list[asyncio.Task[None]]) -> None:
+    """Stops the benchmark with the players' error once every player has stopped (a refusal it
+    could not read a game from, say), instead of waiting for moves that will never come."""
+    if all(task.done() for task in tasks):
+        errors = [task.exception() for task in tasks if not task.cancelled()]
+        raise SystemExit(f"every player stopped: {next((e for e in errors if e), None)!r}")
+
+
 class Marks(Protocol):
     """Told when each measured window starts and ends (``bench/instructions.py`` counts the
     instructions between the two)."""
@@ -282,6 +290,7 @@ async def measure(args: argparse.Namespace, marks: Marks | None = None) -> dict[
         ]
         while state["moves"] < args.warmup:  # games started, caches and pools warm
             await asyncio.sleep(0.05)
+            players_alive(tasks)
         direct = [r for r in app.router.routes if isinstance(r, APIRoute) and binder_of(r)]
         above, lane = lane_of(app)
         keys_first = FlatGlobals.getattr
@@ -305,6 +314,7 @@ async def measure(args: argparse.Namespace, marks: Marks | None = None) -> dict[
             moves0, cpu0, wall0 = state["moves"], time.process_time(), time.perf_counter()
             while state["moves"] - moves0 < args.moves:
                 await asyncio.sleep(0.01)
+                players_alive(tasks)
             moves = state["moves"] - moves0
             cpu, wall = time.process_time() - cpu0, time.perf_counter() - wall0
             if marks is not None:
