@@ -23,8 +23,9 @@ that work was what the time went on is for the profiles and the time benchmarks 
 ``--base PATH``: another checkout of the app (a ``git worktree`` of the commit before a change,
 say) measured in turn with this one, run for run: its ``app`` package is imported in place of
 this checkout's, with this benchmark's own code driving it. Each run is one process under
-valgrind (about fifty times slower than without: a run of the defaults takes 60-90 s, so the
-defaults take two to three minutes alone and five with ``--base``).
+valgrind (about fifty times slower than without: on a slow box a run of the defaults took 50-80 s
+for API moves and about two minutes for board moves, so the defaults take up to four minutes
+alone and eight with ``--base``).
 It prints each run's instructions per move (the median of its windows), each checkout's
 median, and the ratio of this checkout's to the base's.
 """
