@@ -47,6 +47,8 @@ from typing import Any
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 _TOTALS = re.compile(r"^(?:summary|totals): (\d+)", re.MULTILINE)
+# Under callgrind a move takes some fifty times as long: fewer moves than app_cpu.py's defaults.
+SMALLER = ("--moves", "300", "--warmup", "100", "--rounds", "2", "--concurrency", "4")
 _TRIGGER = re.compile(r"^desc: Trigger: .*?(window-\d+)\s*$", re.MULTILINE)
 
 
@@ -142,25 +144,21 @@ def main(argv: list[str] | None = None) -> int:
     if argv[:1] == ["--child"]:
         child(Path(argv[1]), Path(argv[2]), argv[3:])
         return 0
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(
+        description=__doc__.split("\n\n")[0],
+        epilog="Any other option is app_cpu.py's (--path, --moves, --warmup, --rounds, "
+        "--concurrency, --seed, --database-url, ...), with smaller defaults: " + " ".join(SMALLER),
+    )
     parser.add_argument("--base", type=Path, help="another checkout, measured in turn")
     parser.add_argument("--runs", type=int, default=2, help="runs of each checkout, alternated")
-    parser.add_argument("--moves", type=int, default=300, help="moves per counted window")
-    parser.add_argument("--warmup", type=int, default=100, help="moves before counting")
-    parser.add_argument("--rounds", type=int, default=2, help="counted windows per run")
-    parser.add_argument("--concurrency", type=int, default=4, help="players at once")
-    parser.add_argument("--path", choices=("api", "browser"), default="api", help="who moves")
-    parser.add_argument("--seed", type=int, default=1)
-    parser.add_argument("--database-url", help="dropped and recreated (app_cpu.py's default)")
-    args = parser.parse_args(argv)
+    args, rest = parser.parse_known_args(argv)
+    sys.path.insert(0, str(HERE))
+    import app_cpu
+
+    passed = [*SMALLER, *rest]  # given last, the caller's own options win
+    measured = app_cpu.arguments().parse_args(passed)  # refuses what app_cpu.py would
     if shutil.which("valgrind") is None or shutil.which("callgrind_control") is None:
         raise SystemExit("valgrind is not installed (Debian: apt-get install valgrind)")
-    passed = [
-        "--moves", str(args.moves), "--warmup", str(args.warmup), "--rounds", str(args.rounds),
-        "--concurrency", str(args.concurrency), "--path", args.path, "--seed", str(args.seed),
-    ]  # fmt: skip
-    if args.database_url:
-        passed += ["--database-url", args.database_url]
     checkouts = {"this checkout": ROOT}
     if args.base is not None:
         checkouts["base"] = args.base.resolve()
@@ -175,7 +173,7 @@ def main(argv: list[str] | None = None) -> int:
     }
     report: dict[str, Any] = {
         "machine": runs["this checkout"][0]["machine"],
-        "path": args.path,
+        "path": measured.path,
         "runs": {
             name: [{k: v for k, v in r.items() if k != "machine"} for r in rs]
             for name, rs in runs.items()
